@@ -1,0 +1,26 @@
+// Entry point of the strata_native addon.
+#include <napi.h>
+
+#include <memory>
+
+#include "addon_data.h"
+#include "mvcc_iterator_binding.h"
+#include "mvcc_store_binding.h"
+
+namespace strata::binding {
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  auto data = std::make_unique<AddonData>();
+  std::shared_ptr<OpenStores> open_stores = data->open_stores;
+  env.SetInstanceData(data.release());  // owned and deleted by the environment from here on
+  MvccStoreBinding::Init(env, exports);
+  MvccIteratorBinding::Init(env, exports);
+  env.AddCleanupHook([open_stores] { MvccStoreBinding::CloseAll(*open_stores); });
+  return exports;
+}
+
+}  // namespace strata::binding
+
+static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) { return strata::binding::Init(env, exports); }
+
+NODE_API_MODULE(strata_native, InitAddon)

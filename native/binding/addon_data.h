@@ -1,0 +1,28 @@
+// Per-environment state of the addon: class constructors and the stores still open, which
+// are closed when the environment shuts down so RocksDB never outlives the process's cleanup.
+#pragma once
+
+#include <napi.h>
+
+#include <memory>
+#include <set>
+
+namespace strata::binding {
+
+class MvccStoreBinding;
+
+/// Stores still open in one environment; shared with the environment's cleanup hook,
+/// which may run after the instance data is gone.
+struct OpenStores {
+  std::set<MvccStoreBinding*> stores;
+};
+
+struct AddonData {
+  Napi::FunctionReference store_constructor;
+  Napi::FunctionReference iterator_constructor;
+  std::shared_ptr<OpenStores> open_stores = std::make_shared<OpenStores>();
+};
+
+inline AddonData& GetAddonData(Napi::Env env) { return *env.GetInstanceData<AddonData>(); }
+
+}  // namespace strata::binding

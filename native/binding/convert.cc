@@ -1,0 +1,141 @@
+#include "convert.h"
+
+#include <memory>
+#include <optional>
+
+namespace strata::binding {
+
+namespace {
+constexpr double kMaxSafeInteger = 9007199254740991.0;
+}
+
+Napi::Error MakeError(Napi::Env env, ErrorCode code, const std::string& message) {
+  Napi::Error error = Napi::Error::New(env, message);
+  error.Set("code", Napi::String::New(env, std::string("STRATA_") + ErrorCodeName(code)));
+  return error;
+}
+
+uint64_t ToVersion(const Napi::Value& value, const char* what) {
+  Napi::Env env = value.Env();
+  if (value.IsNumber()) {
+    double d = value.As<Napi::Number>().DoubleValue();
+    if (!(d >= 0) || d > kMaxSafeInteger || d != static_cast<double>(static_cast<uint64_t>(d))) {
+      ThrowInvalid(env, std::string(what) + " must be a non-negative integer (pass a bigint above 2^53 - 1), got " +
+                            value.ToString().Utf8Value());
+    }
+    return static_cast<uint64_t>(d);
+  }
+  if (value.IsBigInt()) {
+    bool lossless = false;
+    uint64_t v = value.As<Napi::BigInt>().Uint64Value(&lossless);
+    if (!lossless) {
+      ThrowInvalid(env, std::string(what) + " does not fit in an unsigned 64-bit integer: " +
+                            value.ToString().Utf8Value() + "; versions range from 0 to 2^64 - 1");
+    }
+    return v;
+  }
+  ThrowInvalid(env, std::string(what) + " must be a number or a bigint");
+}
+
+Napi::Value FromVersion(Napi::Env env, uint64_t version) {
+  if (static_cast<double>(version) <= kMaxSafeInteger) return Napi::Number::New(env, static_cast<double>(version));
+  return Napi::BigInt::New(env, version);
+}
+
+std::string_view ToBytes(const Napi::Value& value, const char* what) {
+  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
+    ThrowInvalid(value.Env(), std::string(what) + " must be a Uint8Array or Buffer");
+  }
+  auto bytes = value.As<Napi::Uint8Array>();
+  return {reinterpret_cast<const char*>(bytes.Data()), bytes.ByteLength()};
+}
+
+std::string ToUtf8(const Napi::Value& value, const char* what) {
+  if (!value.IsString()) ThrowInvalid(value.Env(), std::string(what) + " must be a string");
+  return value.As<Napi::String>().Utf8Value();
+}
+
+Utf8Arg::Utf8Arg(const Napi::Value& value, const char* what) {
+  if (!value.IsString()) ThrowInvalid(value.Env(), std::string(what) + " must be a string");
+  size_t length = 0;
+  napi_status status = napi_get_value_string_utf8(value.Env(), value, small_, sizeof(small_), &length);
+  NAPI_THROW_IF_FAILED_VOID(value.Env(), status);
+  if (length + 1 < sizeof(small_)) {
+    view_ = std::string_view(small_, length);
+  } else {
+    large_ = value.As<Napi::String>().Utf8Value();
+    view_ = large_;
+  }
+}
+
+PromiseWorker::PromiseWorker(Napi::Env env, Napi::Object keep_alive, Work work, Resolve resolve)
+    : Napi::AsyncWorker(env, "strata.store"),
+      deferred_(Napi::Promise::Deferred::New(env)),
+      keep_alive_(Napi::Persistent(keep_alive)),
+      work_(std::move(work)),
+      resolve_(std::move(resolve)) {}
+
+Napi::Promise PromiseWorker::Queue(Napi::Env env, Napi::Object keep_alive, Work work, Resolve resolve) {
+  auto* worker = new PromiseWorker(env, keep_alive, std::move(work), std::move(resolve));  // deletes itself
+  Napi::Promise promise = worker->deferred_.Promise();
+  worker->Napi::AsyncWorker::Queue();
+  return promise;
+}
+
+void PromiseWorker::Execute() {
+  try {
+    work_();
+  } catch (const Error& e) {
+    code_ = e.code();
+    SetError(e.what());
+  } catch (const std::exception& e) {
+    SetError(e.what());
+  }
+}
+
+void PromiseWorker::OnOK() {
+  Napi::Env env = Env();
+  try {
+    deferred_.Resolve(resolve_(env));
+  } catch (const Napi::Error& e) {
+    deferred_.Reject(e.Value());
+  }
+}
+
+void PromiseWorker::OnError(const Napi::Error& error) {
+  deferred_.Reject(MakeError(Env(), code_, error.Message()).Value());
+}
+
+namespace {
+
+// What crosses from a writer thread to the JS thread.
+struct Settlement {
+  Napi::Promise::Deferred deferred;
+  std::optional<Error> error;
+};
+
+}  // namespace
+
+std::pair<Napi::Promise, std::function<void(const Error*)>> CrossThreadPromise::Create(Napi::Env env,
+                                                                                       const char* name) {
+  auto deferred = std::make_shared<Napi::Promise::Deferred>(Napi::Promise::Deferred::New(env));
+  Napi::Promise promise = deferred->Promise();
+  auto tsfn = Napi::ThreadSafeFunction::New(env, Napi::Function(), name, 0, 1);
+  auto settle = [tsfn, deferred](const Error* error) mutable {
+    auto settlement = std::make_unique<Settlement>(
+        Settlement{*deferred, error ? std::optional<Error>(*error) : std::nullopt});
+    napi_status status = tsfn.BlockingCall(settlement.get(), [](Napi::Env env, Napi::Function, Settlement* s) {
+      std::unique_ptr<Settlement> owned(s);  // ownership came through the queue
+      if (owned->error) {
+        owned->deferred.Reject(MakeError(env, *owned->error).Value());
+      } else {
+        owned->deferred.Resolve(env.Undefined());
+      }
+    });
+    if (status == napi_ok) settlement.release();  // otherwise the environment is shutting down
+    tsfn.Release();
+  };
+  return {promise, settle};
+}
+
+}  // namespace strata::binding

@@ -1,0 +1,337 @@
+#include "mvcc_store_binding.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "convert.h"
+#include "mvcc_iterator_binding.h"
+#include "strata/changelog_entry.h"
+
+namespace strata::binding {
+
+namespace {
+
+StoreOptions ToStoreOptions(const Napi::Value& value) {
+  StoreOptions options;
+  if (value.IsUndefined() || value.IsNull()) return options;
+  if (!value.IsObject()) ThrowInvalid(value.Env(), "store options must be an object");
+  Napi::Object o = value.As<Napi::Object>();
+  Napi::Env env = value.Env();
+  if (o.Has("backend")) options.layout = ParseLayout(ToUtf8(o.Get("backend"), "backend"));
+  auto integer = [&](const char* name, int64_t min) -> std::optional<int64_t> {
+    if (!o.Has(name) || o.Get(name).IsUndefined()) return std::nullopt;
+    Napi::Value v = o.Get(name);
+    double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1e300;
+    if (d < static_cast<double>(min) || d != static_cast<double>(static_cast<int64_t>(d)) || d > 9007199254740991.0) {
+      ThrowInvalid(env, std::string(name) + " must be an integer >= " + std::to_string(min));
+    }
+    return static_cast<int64_t>(d);
+  };
+  if (auto v = integer("asyncWriteBuffer", INT32_MIN)) {
+    options.async_write_buffer = static_cast<int>(std::max<int64_t>(*v, INT32_MIN));
+  }
+  if (auto v = integer("changelogKeepEntries", 0)) options.changelog_keep_entries = static_cast<uint64_t>(*v);
+  if (auto v = integer("blockCacheBytes", 1 << 20)) options.block_cache_bytes = static_cast<uint64_t>(*v);
+  if (o.Has("statistics") && !o.Get("statistics").IsUndefined()) {
+    options.statistics = o.Get("statistics").ToBoolean().Value();
+  }
+  return options;
+}
+
+std::optional<std::string_view> OptionalBytes(const Napi::Value& value, const char* what) {
+  if (value.IsUndefined() || value.IsNull()) return std::nullopt;
+  return ToBytes(value, what);
+}
+
+Napi::Value OptionalBuffer(Napi::Env env, const std::optional<std::string>& value) {
+  if (!value) return env.Undefined();
+  return ToBuffer(env, *value);
+}
+
+// Encodes [{name, pairs: [{key, value | null}]}] straight into the changelog format.
+std::string EncodeChangesets(uint64_t version, const Napi::Value& value) {
+  Napi::Env env = value.Env();
+  if (!value.IsArray()) ThrowInvalid(env, "changesets must be an array of {name, pairs}");
+  Napi::Array changesets = value.As<Napi::Array>();
+  ChangelogEntryEncoder encoder(version);
+  Napi::String key_name = Napi::String::New(env, "key");
+  Napi::String value_name = Napi::String::New(env, "value");
+  for (uint32_t c = 0; c < changesets.Length(); ++c) {
+    Napi::Value cs_value = changesets.Get(c);
+    if (!cs_value.IsObject()) ThrowInvalid(env, "each changeset must be an object {name, pairs}");
+    Napi::Object cs = cs_value.As<Napi::Object>();
+    Utf8Arg name(cs.Get("name"), "changeset name");
+    Napi::Value pairs_value = cs.Get("pairs");
+    if (!pairs_value.IsArray()) ThrowInvalid(env, "changeset pairs must be an array of {key, value}");
+    Napi::Array pairs = pairs_value.As<Napi::Array>();
+    uint32_t count = pairs.Length();
+    encoder.BeginChangeset(name.view(), count);
+    for (uint32_t p = 0; p < count; ++p) {
+      Napi::Value pair_value = pairs.Get(p);
+      if (!pair_value.IsObject()) ThrowInvalid(env, "each pair must be an object {key, value}");
+      Napi::Object pair = pair_value.As<Napi::Object>();
+      std::string_view key = ToBytes(pair.Get(key_name), "pair key");
+      encoder.AddPair(key, OptionalBytes(pair.Get(value_name), "pair value"));
+    }
+  }
+  return encoder.Finish();
+}
+
+}  // namespace
+
+void MvccStoreBinding::Init(Napi::Env env, Napi::Object exports) {
+  Napi::Function ctor = DefineClass(
+      env, "NativeMvccStore",
+      {
+          StaticMethod<&MvccStoreBinding::Open>("open"),
+          InstanceMethod<&MvccStoreBinding::Get>("get"),
+          InstanceMethod<&MvccStoreBinding::Has>("has"),
+          InstanceMethod<&MvccStoreBinding::GetMany>("getMany"),
+          InstanceMethod<&MvccStoreBinding::Apply>("apply"),
+          InstanceMethod<&MvccStoreBinding::Drain>("drain"),
+          InstanceMethod<&MvccStoreBinding::LatestVersion>("latestVersion"),
+          InstanceMethod<&MvccStoreBinding::EarliestVersion>("earliestVersion"),
+          InstanceMethod<&MvccStoreBinding::SetLatestVersion>("setLatestVersion"),
+          InstanceMethod<&MvccStoreBinding::SetEarliestVersion>("setEarliestVersion"),
+          InstanceMethod<&MvccStoreBinding::Prune>("prune"),
+          InstanceMethod<&MvccStoreBinding::Import>("import"),
+          InstanceMethod<&MvccStoreBinding::Compact>("compact"),
+          InstanceMethod<&MvccStoreBinding::Stats>("stats"),
+          InstanceMethod<&MvccStoreBinding::Iterator>("iterator"),
+          InstanceMethod<&MvccStoreBinding::RawIterator>("rawIterator"),
+          InstanceMethod<&MvccStoreBinding::Close>("close"),
+      });
+  GetAddonData(env).store_constructor = Napi::Persistent(ctor);
+  exports.Set("NativeMvccStore", ctor);
+}
+
+void MvccStoreBinding::CloseAll(OpenStores& open_stores) {
+  for (MvccStoreBinding* binding : open_stores.stores) {
+    binding->closing_ = true;
+    try {
+      binding->store_->Close();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "StrataDB: closing state store at exit failed: %s\n", e.what());
+    }
+  }
+  open_stores.stores.clear();
+}
+
+MvccStoreBinding::MvccStoreBinding(const Napi::CallbackInfo& info) : Napi::ObjectWrap<MvccStoreBinding>(info) {
+  if (info.Length() != 1 || !info[0].IsExternal()) {
+    throw Napi::TypeError::New(info.Env(), "NativeMvccStore is created by NativeMvccStore.open(dir, options)");
+  }
+  store_.reset(info[0].As<Napi::External<MvccStore>>().Data());
+  open_stores_ = GetAddonData(info.Env()).open_stores;
+  open_stores_->stores.insert(this);
+}
+
+MvccStoreBinding::~MvccStoreBinding() {
+  if (open_stores_) open_stores_->stores.erase(this);
+}
+
+MvccStore& MvccStoreBinding::store(Napi::Env env) {
+  if (closing_) {
+    throw MakeError(env, ErrorCode::kClosed, "the state store is closed; open it again before using it");
+  }
+  return *store_;
+}
+
+Napi::Value MvccStoreBinding::Open(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string dir = ToUtf8(info[0], "store directory");
+  if (dir.empty()) ThrowInvalid(env, "store directory is empty");
+  StoreOptions options = Translate(env, [&] { return ToStoreOptions(info[1]); });
+  auto opened = std::make_shared<std::unique_ptr<MvccStore>>();
+  return PromiseWorker::Queue(
+      env, Napi::Object::New(env), [dir, options, opened] { *opened = MvccStore::Open(dir, options); },
+      [opened](Napi::Env env) -> Napi::Value {
+        auto external = Napi::External<MvccStore>::New(env, opened->get());
+        Napi::Object object = GetAddonData(env).store_constructor.New({external});
+        opened->release();  // now owned by the JS object
+        return object;
+      });
+}
+
+Napi::Value MvccStoreBinding::Get(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MvccStore& s = store(env);
+  Utf8Arg name(info[0], "store name");
+  uint64_t version = ToVersion(info[1], "version");
+  std::string_view key = ToBytes(info[2], "key");
+  return Translate(env, [&] { return OptionalBuffer(env, s.Get(name.view(), version, key)); });
+}
+
+Napi::Value MvccStoreBinding::Has(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MvccStore& s = store(env);
+  Utf8Arg name(info[0], "store name");
+  uint64_t version = ToVersion(info[1], "version");
+  std::string_view key = ToBytes(info[2], "key");
+  return Translate(env, [&] { return Napi::Boolean::New(env, s.Has(name.view(), version, key)); });
+}
+
+Napi::Value MvccStoreBinding::GetMany(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MvccStore& s = store(env);
+  Utf8Arg name(info[0], "store name");
+  uint64_t version = ToVersion(info[1], "version");
+  if (!info[2].IsArray()) ThrowInvalid(env, "keys must be an array of Uint8Array");
+  Napi::Array keys_array = info[2].As<Napi::Array>();
+  std::vector<std::string_view> keys(keys_array.Length());
+  for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = ToBytes(keys_array.Get(i), "key");
+  std::vector<std::optional<std::string>> values;
+  Translate(env, [&] { s.GetMany(name.view(), version, keys, &values); });
+  Napi::Array out = Napi::Array::New(env, values.size());
+  for (uint32_t i = 0; i < values.size(); ++i) out.Set(i, OptionalBuffer(env, values[i]));
+  return out;
+}
+
+Napi::Value MvccStoreBinding::Apply(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MvccStore& s = store(env);
+  uint64_t version = ToVersion(info[0], "version");
+  std::string entry = Translate(env, [&] { return EncodeChangesets(version, info[1]); });
+  auto [promise, settle] = CrossThreadPromise::Create(env, "strata.apply");
+  try {
+    s.ApplyEncodedAsync(version, std::move(entry), settle);
+  } catch (const Error& e) {
+    settle(&e);
+  }
+  return promise;
+}
+
+Napi::Value MvccStoreBinding::Drain(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MvccStore& s = store(env);
+  auto [promise, settle] = CrossThreadPromise::Create(env, "strata.drain");
+  try {
+    s.Drain(settle);
+  } catch (const Error& e) {
+    settle(&e);
+  }
+  return promise;
+}
+
+Napi::Value MvccStoreBinding::LatestVersion(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MvccStore& s = store(env);
+  return FromVersion(env, Translate(env, [&] { return s.LatestVersion(); }));
+}
+
+Napi::Value MvccStoreBinding::EarliestVersion(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MvccStore& s = store(env);
+  return FromVersion(env, Translate(env, [&] { return s.EarliestVersion(); }));
+}
+
+Napi::Value MvccStoreBinding::SetLatestVersion(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MvccStore& s = store(env);
+  uint64_t version = ToVersion(info[0], "version");
+  Translate(env, [&] { s.SetLatestVersion(version); });
+  return env.Undefined();
+}
+
+Napi::Value MvccStoreBinding::SetEarliestVersion(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MvccStore& s = store(env);
+  uint64_t version = ToVersion(info[0], "version");
+  Translate(env, [&] { s.SetEarliestVersion(version); });
+  return env.Undefined();
+}
+
+Napi::Value MvccStoreBinding::Prune(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MvccStore* s = &store(env);
+  uint64_t version = ToVersion(info[0], "prune version");
+  auto result = std::make_shared<PruneResult>();
+  return PromiseWorker::Queue(
+      env, Value(), [s, version, result] { *result = s->Prune(version); },
+      [result](Napi::Env env) -> Napi::Value {
+        Napi::Object out = Napi::Object::New(env);
+        out.Set("versionsDeleted", Napi::Number::New(env, static_cast<double>(result->versions_deleted)));
+        return out;
+      });
+}
+
+Napi::Value MvccStoreBinding::Import(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MvccStore* s = &store(env);
+  uint64_t version = ToVersion(info[0], "import version");
+  if (!info[1].IsArray()) ThrowInvalid(env, "import items must be an array of {store, key, value}");
+  Napi::Array array = info[1].As<Napi::Array>();
+  auto items = std::make_shared<std::vector<ImportItem>>(array.Length());
+  for (uint32_t i = 0; i < array.Length(); ++i) {
+    Napi::Value v = array.Get(i);
+    if (!v.IsObject()) ThrowInvalid(env, "each import item must be an object {store, key, value}");
+    Napi::Object o = v.As<Napi::Object>();
+    ImportItem& item = (*items)[i];
+    item.store = ToUtf8(o.Get("store"), "import item store");
+    item.key = std::string(ToBytes(o.Get("key"), "import item key"));
+    item.value = std::string(ToBytes(o.Get("value"), "import item value"));
+  }
+  return PromiseWorker::Queue(
+      env, Value(), [s, version, items] { s->Import(version, *items); },
+      [](Napi::Env env) -> Napi::Value { return env.Undefined(); });
+}
+
+Napi::Value MvccStoreBinding::Compact(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MvccStore* s = &store(env);
+  return PromiseWorker::Queue(
+      env, Value(), [s] { s->Compact(); }, [](Napi::Env env) -> Napi::Value { return env.Undefined(); });
+}
+
+Napi::Value MvccStoreBinding::Stats(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MvccStore& s = store(env);
+  StoreStats st = Translate(env, [&] { return s.Stats(); });
+  Napi::Object out = Napi::Object::New(env);
+  auto set = [&](const char* name, uint64_t v) { out.Set(name, Napi::Number::New(env, static_cast<double>(v))); };
+  set("logicalBytesWritten", st.logical_bytes_written);
+  set("flushBytesWritten", st.flush_bytes_written);
+  set("compactionBytesWritten", st.compaction_bytes_written);
+  set("compactionKeysDropped", st.compaction_keys_dropped);
+  set("pendingWrites", st.pending_writes);
+  set("changelogFirstIndex", st.changelog_first_index);
+  set("changelogLastIndex", st.changelog_last_index);
+  return out;
+}
+
+Napi::Value MvccStoreBinding::Iterator(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MvccStore& s = store(env);
+  Utf8Arg name(info[0], "store name");
+  uint64_t version = ToVersion(info[1], "version");
+  std::optional<std::string_view> start = OptionalBytes(info[2], "iterator start");
+  std::optional<std::string_view> end = OptionalBytes(info[3], "iterator end");
+  bool reverse = info[4].ToBoolean().Value();
+  auto it = Translate(env, [&] { return s.NewIterator(name.view(), version, start, end, reverse); });
+  return MvccIteratorBinding::Wrap(env, Value(), this, std::move(it));
+}
+
+Napi::Value MvccStoreBinding::RawIterator(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MvccStore& s = store(env);
+  auto it = Translate(env, [&] { return s.NewRawIterator(); });
+  return MvccIteratorBinding::Wrap(env, Value(), this, std::move(it));
+}
+
+Napi::Value MvccStoreBinding::Close(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (closing_) {
+    return PromiseWorker::Queue(
+        env, Value(), [] {}, [](Napi::Env env) -> Napi::Value { return env.Undefined(); });
+  }
+  closing_ = true;
+  open_stores_->stores.erase(this);
+  MvccStore* s = store_.get();
+  return PromiseWorker::Queue(
+      env, Value(), [s] { s->Close(); }, [](Napi::Env env) -> Napi::Value { return env.Undefined(); });
+}
+
+bool MvccStoreBinding::closing() const { return closing_; }
+
+}  // namespace strata::binding

@@ -1,0 +1,52 @@
+// NativeMvccStore: the JavaScript class over strata::MvccStore.
+#pragma once
+
+#include <napi.h>
+
+#include <memory>
+
+#include "addon_data.h"
+#include "strata/mvcc_store.h"
+
+namespace strata::binding {
+
+class MvccStoreBinding : public Napi::ObjectWrap<MvccStoreBinding> {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+  /// Closes every store still open in an environment that is shutting down.
+  static void CloseAll(OpenStores& open_stores);
+
+  /// Constructed only by NativeMvccStore.open, with the opened store as an External.
+  explicit MvccStoreBinding(const Napi::CallbackInfo& info);
+  ~MvccStoreBinding() override;
+
+  /// The store, or a STRATA_CLOSED error once close() was called.
+  MvccStore& store(Napi::Env env);
+  /// Whether close() was called (iterators check it before touching the store).
+  bool closing() const;
+
+ private:
+  static Napi::Value Open(const Napi::CallbackInfo& info);
+  Napi::Value Get(const Napi::CallbackInfo& info);
+  Napi::Value Has(const Napi::CallbackInfo& info);
+  Napi::Value GetMany(const Napi::CallbackInfo& info);
+  Napi::Value Apply(const Napi::CallbackInfo& info);
+  Napi::Value Drain(const Napi::CallbackInfo& info);
+  Napi::Value LatestVersion(const Napi::CallbackInfo& info);
+  Napi::Value EarliestVersion(const Napi::CallbackInfo& info);
+  Napi::Value SetLatestVersion(const Napi::CallbackInfo& info);
+  Napi::Value SetEarliestVersion(const Napi::CallbackInfo& info);
+  Napi::Value Prune(const Napi::CallbackInfo& info);
+  Napi::Value Import(const Napi::CallbackInfo& info);
+  Napi::Value Compact(const Napi::CallbackInfo& info);
+  Napi::Value Stats(const Napi::CallbackInfo& info);
+  Napi::Value Iterator(const Napi::CallbackInfo& info);
+  Napi::Value RawIterator(const Napi::CallbackInfo& info);
+  Napi::Value Close(const Napi::CallbackInfo& info);
+
+  std::unique_ptr<MvccStore> store_;
+  std::shared_ptr<OpenStores> open_stores_;
+  bool closing_ = false;
+};
+
+}  // namespace strata::binding

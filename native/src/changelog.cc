@@ -1,0 +1,187 @@
+#include "changelog.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "encoding.h"
+#include "strata/changelog_entry.h"
+#include "strata/status.h"
+
+namespace fs = std::filesystem;
+
+namespace strata {
+
+namespace {
+
+constexpr size_t kFrameHeader = 8;
+constexpr size_t kMinPayload = 12;  // version + changeset count
+
+uint32_t Crc(std::string_view data) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  // zlib takes uInt lengths; feed large payloads in pieces.
+  while (!data.empty()) {
+    uInt n = static_cast<uInt>(std::min<size_t>(data.size(), 1u << 30));
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(data.data()), n);
+    data.remove_prefix(n);
+  }
+  return static_cast<uint32_t>(crc);
+}
+
+std::string SegmentName(uint64_t first_index) {
+  char name[32];
+  snprintf(name, sizeof(name), "%020llu", static_cast<unsigned long long>(first_index));
+  return name;
+}
+
+[[noreturn]] void ThrowErrno(const std::string& what) {
+  throw Error(ErrorCode::kIo, what + ": " + std::strerror(errno));
+}
+
+void WriteAll(int fd, const char* data, size_t n, const std::string& path) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, data, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      ThrowErrno("changelog write to " + path + " failed");
+    }
+    data += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+}  // namespace
+
+Changelog::Changelog(std::string dir, uint64_t segment_bytes)
+    : dir_(std::move(dir)), segment_bytes_(segment_bytes) {
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) throw Error(ErrorCode::kIo, "cannot create changelog directory " + dir_ + ": " + ec.message());
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    std::string name = e.path().filename().string();
+    if (name.size() != 20 || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
+    segments_.push_back({std::stoull(name), e.path().string()});
+  }
+  std::sort(segments_.begin(), segments_.end(),
+            [](const Segment& a, const Segment& b) { return a.first_index < b.first_index; });
+  OpenTail();
+}
+
+std::vector<std::string> Changelog::ReadFrames(const std::string& path, bool repair_tail) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) ThrowErrno("cannot read changelog segment " + path);
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> frames;
+  size_t pos = 0;
+  while (pos < data.size()) {
+    bool good = data.size() - pos >= kFrameHeader;
+    uint32_t len = 0;
+    if (good) {
+      len = encoding::DecodeFixed32LE(data.data() + pos);
+      good = len >= kMinPayload && data.size() - pos - kFrameHeader >= len &&
+             encoding::DecodeFixed32LE(data.data() + pos + 4) ==
+                 Crc(std::string_view(data).substr(pos + kFrameHeader, len));
+    }
+    if (!good) {
+      if (!repair_tail) {
+        throw Error(ErrorCode::kCorruption,
+                    "changelog segment " + path + " has a damaged entry at byte " + std::to_string(pos) +
+                        "; move the changelog directory aside and restore the store from a snapshot");
+      }
+      repaired_bytes_ += data.size() - pos;
+      if (::truncate(path.c_str(), static_cast<off_t>(pos)) != 0) ThrowErrno("cannot truncate torn changelog tail of " + path);
+      break;
+    }
+    frames.emplace_back(data, pos + kFrameHeader, len);
+    pos += kFrameHeader + len;
+  }
+  return frames;
+}
+
+void Changelog::OpenTail() {
+  if (segments_.empty()) {
+    StartSegment(1);
+    return;
+  }
+  Segment& tail = segments_.back();
+  auto frames = ReadFrames(tail.path, /*repair_tail=*/true);
+  next_index_ = tail.first_index + frames.size();
+  tail_fd_ = UniqueFd(::open(tail.path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
+  if (!tail_fd_.valid()) ThrowErrno("cannot open changelog segment " + tail.path);
+  struct stat st {};
+  if (::fstat(tail_fd_.get(), &st) != 0) ThrowErrno("cannot stat changelog segment " + tail.path);
+  tail_size_ = static_cast<uint64_t>(st.st_size);
+}
+
+void Changelog::StartSegment(uint64_t first_index) {
+  std::string path = (fs::path(dir_) / SegmentName(first_index)).string();
+  tail_fd_ = UniqueFd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!tail_fd_.valid()) ThrowErrno("cannot create changelog segment " + path);
+  segments_.push_back({first_index, path});
+  tail_size_ = 0;
+  next_index_ = first_index;
+}
+
+uint64_t Changelog::Append(std::string_view payload) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (tail_size_ > 0 && tail_size_ + kFrameHeader + payload.size() > segment_bytes_) StartSegment(next_index_);
+  std::string header;
+  encoding::PutFixed32LE(&header, static_cast<uint32_t>(payload.size()));
+  encoding::PutFixed32LE(&header, Crc(payload));
+  const std::string& path = segments_.back().path;
+  WriteAll(tail_fd_.get(), header.data(), header.size(), path);
+  WriteAll(tail_fd_.get(), payload.data(), payload.size(), path);
+  tail_size_ += header.size() + payload.size();
+  return next_index_++;
+}
+
+void Changelog::ReplayAfter(uint64_t version, const std::function<void(std::string_view)>& fn) {
+  std::vector<Segment> segments;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    segments = segments_;
+  }
+  // Find the newest segment whose first entry is at or below `version`; replay from there.
+  size_t start = 0;
+  for (size_t i = segments.size(); i-- > 0;) {
+    auto frames = ReadFrames(segments[i].path, false);
+    if (!frames.empty() && ChangelogEntryVersion(frames.front()) <= version) {
+      start = i;
+      break;
+    }
+  }
+  for (size_t i = start; i < segments.size(); ++i) {
+    for (const auto& frame : ReadFrames(segments[i].path, false)) {
+      if (ChangelogEntryVersion(frame) > version) fn(frame);
+    }
+  }
+}
+
+void Changelog::TruncateBefore(uint64_t index) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // A segment can go when the next one starts at or below `index`; the tail always stays.
+  while (segments_.size() > 1 && segments_[1].first_index <= index) {
+    std::error_code ec;
+    fs::remove(segments_.front().path, ec);
+    if (ec) throw Error(ErrorCode::kIo, "cannot remove changelog segment " + segments_.front().path + ": " + ec.message());
+    segments_.erase(segments_.begin());
+  }
+}
+
+uint64_t Changelog::first_index() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return segments_.front().first_index;
+}
+
+uint64_t Changelog::last_index() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return next_index_ - 1;
+}
+
+}  // namespace strata

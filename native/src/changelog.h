@@ -1,0 +1,57 @@
+// Changelog: the store's own write-ahead log of changelog entries.
+//
+// Segment files in <dir>/ are named by the 20-digit index of their first entry. Each entry is
+// framed as u32 length | u32 crc32 | payload (little-endian). Indexes are 1-based and
+// contiguous. On open the last segment is scanned and a torn tail (a frame cut short by a
+// crash) is truncated at the last good entry; a bad frame in an older segment is corruption.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "unique_fd.h"
+
+namespace strata {
+
+class Changelog {
+ public:
+  /// Opens or creates the changelog in `dir`, repairing a torn tail.
+  explicit Changelog(std::string dir, uint64_t segment_bytes = 64ull << 20);
+
+  /// Appends one payload; returns its index.
+  uint64_t Append(std::string_view payload);
+  /// Calls `fn` for every entry whose version (ChangelogEntryVersion) is above `version`,
+  /// in index order.
+  void ReplayAfter(uint64_t version, const std::function<void(std::string_view payload)>& fn);
+  /// Deletes whole segments whose entries all have an index below `index`.
+  void TruncateBefore(uint64_t index);
+
+  uint64_t first_index() const;
+  uint64_t last_index() const;
+  /// Bytes cut from a torn tail when the changelog was opened.
+  uint64_t repaired_bytes() const { return repaired_bytes_; }
+
+ private:
+  struct Segment {
+    uint64_t first_index;
+    std::string path;
+  };
+  void OpenTail();
+  void StartSegment(uint64_t first_index);
+  std::vector<std::string> ReadFrames(const std::string& path, bool repair_tail);
+
+  std::string dir_;
+  uint64_t segment_bytes_;
+  mutable std::mutex mu_;
+  std::vector<Segment> segments_;
+  UniqueFd tail_fd_;
+  uint64_t tail_size_ = 0;
+  uint64_t next_index_ = 1;
+  uint64_t repaired_bytes_ = 0;
+};
+
+}  // namespace strata

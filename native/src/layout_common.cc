@@ -1,0 +1,52 @@
+#include <rocksdb/cache.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/table.h>
+
+#include "layout_engine.h"
+
+namespace strata {
+
+rocksdb::Options BaseOptions(const StoreOptions& options, bool whole_key_filtering,
+                             std::shared_ptr<rocksdb::Statistics>* statistics) {
+  rocksdb::Options o;
+  o.create_if_missing = true;
+  o.max_open_files = -1;
+  o.max_background_jobs = 4;
+  o.bytes_per_sync = 1 << 20;
+  o.write_buffer_size = 64 << 20;
+  o.max_write_buffer_number = 4;
+  o.min_write_buffer_number_to_merge = 1;
+  o.level0_file_num_compaction_trigger = 4;
+  o.level0_slowdown_writes_trigger = 40;
+  o.level0_stop_writes_trigger = 64;
+  o.max_bytes_for_level_base = 256 << 20;
+  o.target_file_size_base = 64 << 20;
+  o.level_compaction_dynamic_level_bytes = true;
+  o.compression = rocksdb::kLZ4Compression;
+  o.bottommost_compression = rocksdb::kZSTD;
+  o.memtable_prefix_bloom_size_ratio = 0.1;
+
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
+  table.block_size = 8 << 10;
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10, false));
+  table.format_version = 5;
+  table.whole_key_filtering = whole_key_filtering;
+  o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+
+  if (options.statistics) {
+    *statistics = rocksdb::CreateDBStatistics();
+    (*statistics)->set_stats_level(rocksdb::StatsLevel::kExceptTimers);
+    o.statistics = *statistics;
+  }
+  return o;
+}
+
+void CheckKey(std::string_view key, const char* what) {
+  if (key.empty()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                std::string(what) + " is empty: keys must be at least one byte long");
+  }
+}
+
+}  // namespace strata

@@ -1,0 +1,68 @@
+// LayoutEngine: what differs between the two on-disk layouts. MvccStore owns one and adds
+// the changelog, the writer threads, version floors and the closed state on top.
+#pragma once
+
+#include <rocksdb/db.h>
+#include <rocksdb/statistics.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "strata/mvcc_store.h"
+
+namespace strata {
+
+class LayoutEngine {
+ public:
+  virtual ~LayoutEngine() = default;
+
+  /// Writes one encoded changelog entry at `version` as one atomic batch that also stamps
+  /// the latest marker with `latest`. Returns the key + value bytes written.
+  virtual uint64_t WriteEntry(uint64_t version, std::string_view encoded_entry, uint64_t latest) = 0;
+  virtual std::optional<std::string> Get(std::string_view store, uint64_t version, std::string_view key) = 0;
+  virtual void GetMany(std::string_view store, uint64_t version, const std::vector<std::string_view>& keys,
+                       std::vector<std::optional<std::string>>* out) = 0;
+  virtual std::unique_ptr<MvccIterator> NewIterator(std::string_view store, uint64_t version,
+                                                    std::optional<std::string_view> start,
+                                                    std::optional<std::string_view> end, bool reverse) = 0;
+  virtual std::unique_ptr<RawIterator> NewRawIterator() = 0;
+
+  enum class Marker { kLatest, kEarliest };
+  virtual uint64_t ReadMarker(Marker marker) = 0;
+  virtual void WriteMarker(Marker marker, uint64_t version) = 0;
+
+  /// Prune body; the caller has already raised the earliest marker.
+  virtual PruneResult Prune(uint64_t version) = 0;
+  virtual void Import(uint64_t version, const std::vector<ImportItem>& items, uint64_t latest) = 0;
+  virtual void Compact() = 0;
+
+  /// Drops cached read state; called before the DB closes.
+  virtual void ReleaseCaches() = 0;
+  virtual void Close() = 0;
+
+  rocksdb::Statistics* statistics() const { return statistics_.get(); }
+  rocksdb::DB* db() const { return db_.get(); }
+
+ protected:
+  std::shared_ptr<rocksdb::Statistics> statistics_;
+  std::unique_ptr<rocksdb::DB> db_;
+};
+
+/// Opens the `pebbledb` layout in `dir`.
+std::unique_ptr<LayoutEngine> OpenPebbleLayout(const std::string& dir, const StoreOptions& options);
+/// Opens the `rocksdb` (user-defined timestamp) layout in `dir`.
+std::unique_ptr<LayoutEngine> OpenRocksdbLayout(const std::string& dir, const StoreOptions& options);
+
+/// RocksDB options shared by both layouts (cache, filters, compression, parallelism).
+/// `whole_key_filtering` is off where a prefix extractor provides the bloom key instead.
+rocksdb::Options BaseOptions(const StoreOptions& options, bool whole_key_filtering,
+                             std::shared_ptr<rocksdb::Statistics>* statistics);
+
+/// Throws kInvalidArgument unless store and key are usable (non-empty key).
+void CheckKey(std::string_view key, const char* what);
+
+}  // namespace strata

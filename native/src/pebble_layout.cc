@@ -1,0 +1,403 @@
+// The `pebbledb` layout: Pebble's MVCC key encoding on RocksDB under a custom comparator.
+#include <rocksdb/write_batch.h>
+
+#include <mutex>
+
+#include "encoding.h"
+#include "layout_engine.h"
+#include "mvcc_comparator.h"
+#include "strata/changelog_entry.h"
+
+namespace strata {
+
+namespace {
+
+using encoding::MvccKey;
+using encoding::SplitMvccKey;
+
+std::string_view View(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
+rocksdb::Slice ToSlice(std::string_view s) { return {s.data(), s.size()}; }
+
+// Metadata keys are stored at version 0, i.e. with an empty timestamp section.
+std::string MarkerKey(LayoutEngine::Marker marker) {
+  std::string key;
+  encoding::AppendMvccKey(&key, marker == LayoutEngine::Marker::kLatest ? "s/_latest" : "s/_earliest", 0);
+  return key;
+}
+
+std::string VersionBytes(uint64_t version) {
+  std::string v;
+  encoding::PutFixed64LE(&v, version);
+  return v;
+}
+
+// Number of Next() calls tried before a Seek when skipping the older versions of a key.
+constexpr int kNextsBeforeSeek = 4;
+// Deletes per prune batch.
+constexpr size_t kPruneBatch = 10000;
+
+class PebbleIterator final : public MvccIterator {
+ public:
+  PebbleIterator(rocksdb::DB* db, std::string prefix, uint64_t version, std::optional<std::string_view> start,
+                 std::optional<std::string_view> end, bool reverse)
+      : prefix_(std::move(prefix)), version_(version), reverse_(reverse) {
+    lower_ = prefix_;
+    if (start) lower_.append(*start);
+    encoding::AppendMvccTrailer(&lower_, 0);
+    if (end) {
+      upper_ = prefix_;
+      upper_.append(*end);
+    } else {
+      upper_ = encoding::PrefixEnd(prefix_);
+    }
+    encoding::AppendMvccTrailer(&upper_, 0);
+    lower_slice_ = ToSlice(lower_);
+    upper_slice_ = ToSlice(upper_);
+    rocksdb::ReadOptions ro;
+    ro.total_order_seek = true;
+    ro.iterate_lower_bound = &lower_slice_;
+    ro.iterate_upper_bound = &upper_slice_;
+    it_.reset(db->NewIterator(ro));
+    if (reverse_) {
+      it_->SeekToLast();
+      FindVisibleReverse();
+    } else {
+      it_->Seek(lower_slice_);
+      FindVisibleForward();
+    }
+  }
+
+  bool Valid() const override { return valid_; }
+  std::string_view key() const override { return std::string_view(user_key_).substr(prefix_.size()); }
+  std::string_view value() const override { return value_; }
+
+  void Next() override {
+    if (!valid_) return;
+    if (reverse_) {
+      SeekBeforeUserKey(user_key_);
+      FindVisibleReverse();
+    } else {
+      SkipUserKeyForward(user_key_);
+      FindVisibleForward();
+    }
+  }
+
+ private:
+  // Emits the entry under the iterator if it is live; returns whether it did.
+  bool EmitIfLive(std::string_view user_key) {
+    std::string_view raw;
+    if (!encoding::UnwrapValue(View(it_->value()), &raw)) return false;
+    user_key_.assign(user_key);
+    value_.assign(raw);
+    valid_ = true;
+    return true;
+  }
+
+  void FindVisibleForward() {
+    valid_ = false;
+    while (it_->Valid()) {
+      MvccKey k = SplitMvccKey(View(it_->key()));
+      if (k.timestamp.empty()) {  // not a data key
+        it_->Next();
+        continue;
+      }
+      if (k.version() > version_) {
+        std::string user_key(k.user_key);
+        seek_ = user_key;
+        encoding::AppendMvccTrailer(&seek_, version_);
+        it_->Seek(seek_);
+        if (!it_->Valid()) break;
+        k = SplitMvccKey(View(it_->key()));
+        if (k.user_key != user_key) continue;  // no version at or below the target
+      }
+      if (EmitIfLive(k.user_key)) return;
+      SkipUserKeyForward(std::string(k.user_key));
+    }
+    ThrowIfError(it_->status(), "iterator");
+  }
+
+  // Moves to the first entry of the next user key after `user_key`.
+  void SkipUserKeyForward(const std::string& user_key) {
+    for (int i = 0; i < kNextsBeforeSeek; ++i) {
+      it_->Next();
+      if (!it_->Valid() || SplitMvccKey(View(it_->key())).user_key != user_key) return;
+    }
+    // uk ‖ 0x00 with an empty timestamp is the smallest key above every version of uk.
+    seek_ = user_key;
+    seek_.push_back('\0');
+    encoding::AppendMvccTrailer(&seek_, 0);
+    it_->Seek(seek_);
+  }
+
+  // Moves to the last entry whose user key is below `user_key`.
+  void SeekBeforeUserKey(const std::string& user_key) {
+    seek_ = user_key;
+    encoding::AppendMvccTrailer(&seek_, 0);
+    it_->SeekForPrev(seek_);
+  }
+
+  void FindVisibleReverse() {
+    valid_ = false;
+    while (it_->Valid()) {
+      MvccKey k = SplitMvccKey(View(it_->key()));
+      std::string user_key(k.user_key);
+      if (!k.timestamp.empty()) {
+        seek_ = user_key;
+        encoding::AppendMvccTrailer(&seek_, version_);
+        it_->Seek(seek_);
+        if (it_->Valid()) {
+          MvccKey found = SplitMvccKey(View(it_->key()));
+          if (found.user_key == user_key && !found.timestamp.empty() && EmitIfLive(user_key)) return;
+        }
+      }
+      SeekBeforeUserKey(user_key);
+    }
+    ThrowIfError(it_->status(), "reverse iterator");
+  }
+
+  std::string prefix_;
+  uint64_t version_;
+  bool reverse_;
+  std::string lower_, upper_;
+  rocksdb::Slice lower_slice_, upper_slice_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+  std::string seek_;
+  bool valid_ = false;
+  std::string user_key_;  // full user key of the current entry, store prefix included
+  std::string value_;
+};
+
+class PebbleRawIterator final : public RawIterator {
+ public:
+  explicit PebbleRawIterator(rocksdb::DB* db) {
+    rocksdb::ReadOptions ro;
+    ro.total_order_seek = true;
+    it_.reset(db->NewIterator(ro));
+    it_->SeekToFirst();
+  }
+
+  bool Next(RawEntry* entry) override {
+    for (; it_->Valid(); it_->Next()) {
+      MvccKey k = SplitMvccKey(View(it_->key()));
+      if (k.timestamp.empty()) continue;  // metadata
+      std::string_view raw;
+      if (!encoding::UnwrapValue(View(it_->value()), &raw)) continue;  // tombstone
+      std::string_view store, key;
+      if (!encoding::SplitStoreKey(k.user_key, &store, &key)) key = k.user_key;
+      entry->store.assign(store);
+      entry->key.assign(key);
+      entry->value.assign(raw);
+      entry->version = k.version();
+      it_->Next();
+      return true;
+    }
+    ThrowIfError(it_->status(), "raw iterator");
+    return false;
+  }
+
+ private:
+  std::unique_ptr<rocksdb::Iterator> it_;
+};
+
+class PebbleLayout final : public LayoutEngine {
+ public:
+  PebbleLayout(const std::string& dir, const StoreOptions& options) {
+    rocksdb::Options o = BaseOptions(options, /*whole_key_filtering=*/false, &statistics_);
+    o.comparator = MvccComparator();
+    o.prefix_extractor = NewMvccUserKeyExtractor();
+    rocksdb::DB* raw = nullptr;
+    ThrowIfError(rocksdb::DB::Open(o, dir, &raw), "open pebbledb-layout store at " + dir);
+    db_.reset(raw);
+  }
+
+  ~PebbleLayout() override { ReleaseCaches(); }
+
+  uint64_t WriteEntry(uint64_t version, std::string_view entry, uint64_t latest) override {
+    uint64_t logical = 0;
+    rocksdb::WriteBatch batch(entry.size() + entry.size() / 2);
+    std::string prefix, key, value;
+    VisitChangelogEntry(entry, {
+        [&](std::string_view name, uint32_t) { prefix = encoding::StorePrefix(name); },
+        [&](std::string_view k, std::optional<std::string_view> v) {
+          logical += k.size() + (v ? v->size() : 0);
+          key.assign(prefix);
+          key.append(k);
+          encoding::AppendMvccTrailer(&key, version);
+          value.clear();
+          if (v) {
+            encoding::AppendLiveValue(&value, *v);
+          } else {
+            encoding::AppendTombstoneValue(&value, version);
+          }
+          ThrowIfError(batch.Put(key, value), "batch put");
+        },
+    });
+    ThrowIfError(batch.Put(MarkerKey(Marker::kLatest), VersionBytes(latest)), "batch put");
+    ThrowIfError(db_->Write(rocksdb::WriteOptions(), &batch), "write block at version " + std::to_string(version));
+    return logical;
+  }
+
+  std::optional<std::string> Get(std::string_view store, uint64_t version, std::string_view key) override {
+    std::optional<std::string> out;
+    WithReadIterator([&](rocksdb::Iterator* it, std::string* buf) { out = Lookup(it, buf, store, version, key); });
+    return out;
+  }
+
+  void GetMany(std::string_view store, uint64_t version, const std::vector<std::string_view>& keys,
+               std::vector<std::optional<std::string>>* out) override {
+    out->resize(keys.size());
+    WithReadIterator([&](rocksdb::Iterator* it, std::string* buf) {
+      for (size_t i = 0; i < keys.size(); ++i) (*out)[i] = Lookup(it, buf, store, version, keys[i]);
+    });
+  }
+
+  std::unique_ptr<MvccIterator> NewIterator(std::string_view store, uint64_t version,
+                                            std::optional<std::string_view> start, std::optional<std::string_view> end,
+                                            bool reverse) override {
+    return std::make_unique<PebbleIterator>(db_.get(), encoding::StorePrefix(store), version, start, end, reverse);
+  }
+
+  std::unique_ptr<RawIterator> NewRawIterator() override { return std::make_unique<PebbleRawIterator>(db_.get()); }
+
+  uint64_t ReadMarker(Marker marker) override {
+    std::string value;
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), MarkerKey(marker), &value);
+    if (s.IsNotFound()) return 0;
+    ThrowIfError(s, "read version marker");
+    if (value.size() != 8) throw Error(ErrorCode::kCorruption, "version marker is not 8 bytes long");
+    return encoding::DecodeFixed64LE(value.data());
+  }
+
+  void WriteMarker(Marker marker, uint64_t version) override {
+    ThrowIfError(db_->Put(rocksdb::WriteOptions(), MarkerKey(marker), VersionBytes(version)), "write version marker");
+  }
+
+  PruneResult Prune(uint64_t version) override {
+    PruneResult result;
+    std::string lower(encoding::kStoreKeySpace), upper = encoding::PrefixEnd(encoding::kStoreKeySpace);
+    rocksdb::Slice lower_slice(lower), upper_slice(upper);
+    rocksdb::ReadOptions ro;
+    ro.total_order_seek = true;
+    ro.fill_cache = false;
+    ro.iterate_lower_bound = &lower_slice;
+    ro.iterate_upper_bound = &upper_slice;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro));
+    rocksdb::WriteBatch batch;
+    std::string current, first_deleted, last_deleted;
+    bool kept = false;  // whether the newest version <= `version` of `current` was seen
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      MvccKey k = SplitMvccKey(View(it->key()));
+      if (k.timestamp.empty()) continue;
+      if (k.user_key != current) {
+        current.assign(k.user_key);
+        kept = false;
+      }
+      if (k.version() > version) continue;
+      if (!kept) {
+        kept = true;
+        std::string_view raw;
+        // A live newest version stays; a tombstone hides everything older, so it goes too.
+        if (encoding::UnwrapValue(View(it->value()), &raw)) continue;
+      }
+      ThrowIfError(batch.Delete(it->key()), "batch delete");
+      if (first_deleted.empty()) first_deleted.assign(it->key().data(), it->key().size());
+      last_deleted.assign(it->key().data(), it->key().size());
+      ++result.versions_deleted;
+      if (batch.Count() >= kPruneBatch) {
+        ThrowIfError(db_->Write(rocksdb::WriteOptions(), &batch), "prune write");
+        batch.Clear();
+      }
+    }
+    ThrowIfError(it->status(), "prune scan");
+    if (batch.Count() > 0) ThrowIfError(db_->Write(rocksdb::WriteOptions(), &batch), "prune write");
+    if (result.versions_deleted > 0) {
+      rocksdb::Slice begin(first_deleted), end(last_deleted);
+      ThrowIfError(db_->CompactRange(rocksdb::CompactRangeOptions(), &begin, &end), "compact pruned range");
+    }
+    return result;
+  }
+
+  void Import(uint64_t version, const std::vector<ImportItem>& items, uint64_t latest) override {
+    rocksdb::WriteBatch batch;
+    std::string key, value;
+    for (const auto& item : items) {
+      key.clear();
+      encoding::AppendStoreKey(&key, item.store, item.key);
+      encoding::AppendMvccTrailer(&key, version);
+      value.clear();
+      encoding::AppendLiveValue(&value, item.value);
+      ThrowIfError(batch.Put(key, value), "import put");
+    }
+    ThrowIfError(batch.Put(MarkerKey(Marker::kLatest), VersionBytes(latest)), "import put");
+    ThrowIfError(db_->Write(rocksdb::WriteOptions(), &batch), "import write");
+  }
+
+  void Compact() override {
+    ThrowIfError(db_->CompactRange(rocksdb::CompactRangeOptions(), nullptr, nullptr), "compact");
+  }
+
+  void ReleaseCaches() override {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    cached_.reset();
+  }
+
+  void Close() override {
+    ReleaseCaches();
+    if (db_) ThrowIfError(db_->Close(), "close store");
+    db_.reset();
+  }
+
+ private:
+  static std::optional<std::string> Lookup(rocksdb::Iterator* it, std::string* buf, std::string_view store,
+                                           uint64_t version, std::string_view key) {
+    std::string& seek = *buf;
+    seek.clear();
+    encoding::AppendStoreKey(&seek, store, key);
+    size_t user_len = seek.size();
+    encoding::AppendMvccTrailer(&seek, version);
+    it->Seek(seek);
+    if (!it->Valid()) {
+      ThrowIfError(it->status(), "get");
+      return std::nullopt;
+    }
+    MvccKey found = SplitMvccKey(View(it->key()));
+    if (found.timestamp.empty() || found.user_key != std::string_view(seek).substr(0, user_len)) return std::nullopt;
+    std::string_view raw;
+    if (!encoding::UnwrapValue(View(it->value()), &raw)) return std::nullopt;
+    return std::string(raw);
+  }
+
+  // Runs `fn` with the cached point-read iterator, refreshed if the DB moved on. A caller
+  // that finds the cache busy (another thread is reading) gets a private iterator.
+  template <typename Fn>
+  void WithReadIterator(Fn&& fn) {
+    std::unique_lock<std::mutex> lock(cache_mu_, std::try_to_lock);
+    if (!lock.owns_lock()) {
+      std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+      std::string buf;
+      fn(it.get(), &buf);
+      return;
+    }
+    rocksdb::SequenceNumber seq = db_->GetLatestSequenceNumber();
+    if (!cached_) {
+      cached_.reset(db_->NewIterator(rocksdb::ReadOptions()));
+    } else if (seq != cached_seq_ && !cached_->Refresh().ok()) {
+      cached_.reset(db_->NewIterator(rocksdb::ReadOptions()));
+    }
+    cached_seq_ = seq;
+    fn(cached_.get(), &lookup_buf_);
+  }
+
+  std::mutex cache_mu_;
+  std::unique_ptr<rocksdb::Iterator> cached_;
+  rocksdb::SequenceNumber cached_seq_ = 0;
+  std::string lookup_buf_;
+};
+
+}  // namespace
+
+std::unique_ptr<LayoutEngine> OpenPebbleLayout(const std::string& dir, const StoreOptions& options) {
+  return std::make_unique<PebbleLayout>(dir, options);
+}
+
+}  // namespace strata

@@ -1,0 +1,314 @@
+// The `rocksdb` layout: RocksDB user-defined timestamps. Versioned data lives in column family
+// `state_storage` under the u64 timestamp comparator; version markers in `default`.
+#include <rocksdb/comparator.h>
+#include <rocksdb/write_batch.h>
+
+#include <cstdio>
+
+#include "encoding.h"
+#include "layout_engine.h"
+#include "strata/changelog_entry.h"
+
+namespace rocksdb {
+// Exported by librocksdb 7.8 but missing from its public headers.
+const Comparator* BytewiseComparatorWithU64Ts();
+}  // namespace rocksdb
+
+namespace strata {
+
+namespace {
+
+constexpr char kDataFamily[] = "state_storage";
+constexpr size_t kTimestampSize = 8;
+
+std::string_view View(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
+
+std::string Timestamp(uint64_t version) {
+  std::string ts;
+  encoding::PutFixed64LE(&ts, version);
+  return ts;
+}
+
+const char* MarkerKey(LayoutEngine::Marker marker) {
+  return marker == LayoutEngine::Marker::kLatest ? "s/latest" : "s/earliest";
+}
+
+class UdtIterator final : public MvccIterator {
+ public:
+  UdtIterator(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, std::string prefix, uint64_t version,
+              std::optional<std::string_view> start, std::optional<std::string_view> end, bool reverse)
+      : prefix_(std::move(prefix)), reverse_(reverse), ts_(Timestamp(version)) {
+    lower_ = prefix_;
+    if (start) lower_.append(*start);
+    upper_ = end ? prefix_ + std::string(*end) : encoding::PrefixEnd(prefix_);
+    ts_slice_ = rocksdb::Slice(ts_);
+    lower_slice_ = rocksdb::Slice(lower_);
+    upper_slice_ = rocksdb::Slice(upper_);
+    rocksdb::ReadOptions ro;
+    ro.timestamp = &ts_slice_;
+    ro.iterate_lower_bound = &lower_slice_;
+    ro.iterate_upper_bound = &upper_slice_;
+    it_.reset(db->NewIterator(ro, cf));
+    if (reverse_) {
+      it_->SeekToLast();
+    } else {
+      it_->SeekToFirst();
+    }
+    ThrowIfError(it_->status(), "iterator");
+  }
+
+  bool Valid() const override { return it_->Valid(); }
+  std::string_view key() const override { return View(it_->key()).substr(prefix_.size()); }
+  std::string_view value() const override { return View(it_->value()); }
+  void Next() override {
+    if (reverse_) {
+      it_->Prev();
+    } else {
+      it_->Next();
+    }
+    ThrowIfError(it_->status(), "iterator");
+  }
+
+ private:
+  std::string prefix_;
+  bool reverse_;
+  std::string ts_, lower_, upper_;
+  rocksdb::Slice ts_slice_, lower_slice_, upper_slice_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+};
+
+// Walks every version: with iter_start_ts set, RocksDB yields internal keys
+// (user key ‖ timestamp ‖ packed sequence and type), deletion markers included.
+class UdtRawIterator final : public RawIterator {
+ public:
+  UdtRawIterator(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf)
+      : ts_(Timestamp(UINT64_MAX)), start_ts_(Timestamp(0)), ts_slice_(ts_), start_ts_slice_(start_ts_) {
+    rocksdb::ReadOptions ro;
+    ro.timestamp = &ts_slice_;
+    ro.iter_start_ts = &start_ts_slice_;
+    it_.reset(db->NewIterator(ro, cf));
+    it_->SeekToFirst();
+  }
+
+  bool Next(RawEntry* entry) override {
+    for (; it_->Valid(); it_->Next()) {
+      std::string_view internal = View(it_->key());
+      if (internal.size() < kTimestampSize + 8) {
+        throw Error(ErrorCode::kCorruption, "raw iterator returned a key without timestamp and sequence");
+      }
+      uint8_t type = static_cast<uint8_t>(internal[internal.size() - 8]);
+      if (type != kTypeValue) continue;  // deletions and other markers are not data
+      std::string_view user_key = internal.substr(0, internal.size() - 8 - kTimestampSize);
+      std::string_view store, key;
+      if (!encoding::SplitStoreKey(user_key, &store, &key)) key = user_key;
+      entry->store.assign(store);
+      entry->key.assign(key);
+      entry->value.assign(View(it_->value()));
+      entry->version = encoding::DecodeFixed64LE(internal.data() + user_key.size());
+      it_->Next();
+      return true;
+    }
+    ThrowIfError(it_->status(), "raw iterator");
+    return false;
+  }
+
+ private:
+  static constexpr uint8_t kTypeValue = 0x1;
+  std::string ts_, start_ts_;
+  rocksdb::Slice ts_slice_, start_ts_slice_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+};
+
+class RocksdbLayout final : public LayoutEngine {
+ public:
+  RocksdbLayout(const std::string& dir, const StoreOptions& options) {
+    rocksdb::Options o = BaseOptions(options, /*whole_key_filtering=*/true, &statistics_);
+    o.create_missing_column_families = true;
+    o.memtable_prefix_bloom_size_ratio = 0;
+    rocksdb::ColumnFamilyOptions data_options(o);
+    data_options.comparator = rocksdb::BytewiseComparatorWithU64Ts();
+    data_options.memtable_prefix_bloom_size_ratio = 0.1;
+    data_options.memtable_whole_key_filtering = true;
+    std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+        {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(o)},
+        {kDataFamily, data_options},
+    };
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* raw = nullptr;
+    ThrowIfError(rocksdb::DB::Open(rocksdb::DBOptions(o), dir, families, &handles, &raw),
+                 "open rocksdb-layout store at " + dir);
+    db_.reset(raw);
+    default_cf_ = handles[0];
+    data_cf_ = handles[1];
+  }
+
+  ~RocksdbLayout() override {
+    rocksdb::Status s = DestroyHandles();
+    if (!s.ok()) std::fprintf(stderr, "StrataDB: releasing column families failed: %s\n", s.ToString().c_str());
+  }
+
+  uint64_t WriteEntry(uint64_t version, std::string_view entry, uint64_t latest) override {
+    uint64_t logical = 0;
+    rocksdb::WriteBatch batch(entry.size() + entry.size() / 2);
+    std::string ts = Timestamp(version), key;
+    std::string_view prefix_name;
+    VisitChangelogEntry(entry, {
+        [&](std::string_view name, uint32_t) { prefix_name = name; },
+        [&](std::string_view k, std::optional<std::string_view> v) {
+          logical += k.size() + (v ? v->size() : 0);
+          key.clear();
+          encoding::AppendStoreKey(&key, prefix_name, k);
+          if (v) {
+            ThrowIfError(batch.Put(data_cf_, key, ts, rocksdb::Slice(v->data(), v->size())), "batch put");
+          } else {
+            ThrowIfError(batch.Delete(data_cf_, key, ts), "batch delete");
+          }
+        },
+    });
+    ThrowIfError(batch.Put(default_cf_, MarkerKey(Marker::kLatest), Timestamp(latest)), "batch put");
+    ThrowIfError(db_->Write(rocksdb::WriteOptions(), &batch), "write block at version " + std::to_string(version));
+    return logical;
+  }
+
+  std::optional<std::string> Get(std::string_view store, uint64_t version, std::string_view key) override {
+    std::string ts = Timestamp(version), full, value;
+    rocksdb::Slice ts_slice(ts);
+    rocksdb::ReadOptions ro;
+    ro.timestamp = &ts_slice;
+    encoding::AppendStoreKey(&full, store, key);
+    rocksdb::Status s = db_->Get(ro, data_cf_, full, &value);
+    if (s.IsNotFound()) return std::nullopt;
+    ThrowIfError(s, "get");
+    return value;
+  }
+
+  void GetMany(std::string_view store, uint64_t version, const std::vector<std::string_view>& keys,
+               std::vector<std::optional<std::string>>* out) override {
+    std::string ts = Timestamp(version);
+    rocksdb::Slice ts_slice(ts);
+    rocksdb::ReadOptions ro;
+    ro.timestamp = &ts_slice;
+    std::vector<std::string> full(keys.size());
+    std::vector<rocksdb::Slice> slices(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      encoding::AppendStoreKey(&full[i], store, keys[i]);
+      slices[i] = full[i];
+    }
+    std::vector<rocksdb::PinnableSlice> values(keys.size());
+    std::vector<rocksdb::Status> statuses(keys.size());
+    db_->MultiGet(ro, data_cf_, keys.size(), slices.data(), values.data(), statuses.data());
+    out->resize(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (statuses[i].IsNotFound()) {
+        (*out)[i].reset();
+        continue;
+      }
+      ThrowIfError(statuses[i], "get many");
+      (*out)[i].emplace(values[i].data(), values[i].size());
+    }
+  }
+
+  std::unique_ptr<MvccIterator> NewIterator(std::string_view store, uint64_t version,
+                                            std::optional<std::string_view> start, std::optional<std::string_view> end,
+                                            bool reverse) override {
+    return std::make_unique<UdtIterator>(db_.get(), data_cf_, encoding::StorePrefix(store), version, start, end,
+                                         reverse);
+  }
+
+  std::unique_ptr<RawIterator> NewRawIterator() override {
+    return std::make_unique<UdtRawIterator>(db_.get(), data_cf_);
+  }
+
+  uint64_t ReadMarker(Marker marker) override {
+    std::string value;
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), default_cf_, MarkerKey(marker), &value);
+    if (s.IsNotFound()) return 0;
+    ThrowIfError(s, "read version marker");
+    if (value.size() != 8) throw Error(ErrorCode::kCorruption, "version marker is not 8 bytes long");
+    return encoding::DecodeFixed64LE(value.data());
+  }
+
+  void WriteMarker(Marker marker, uint64_t version) override {
+    ThrowIfError(db_->Put(rocksdb::WriteOptions(), default_cf_, MarkerKey(marker), Timestamp(version)),
+                 "write version marker");
+  }
+
+  PruneResult Prune(uint64_t version) override {
+    // Versions below full_history_ts_low that no read at or above it can see are dropped by
+    // compaction; the newest version at or below `version` stays visible at version + 1.
+    // Flush first so the versions go away in the compaction below, where RocksDB counts them.
+    ThrowIfError(db_->Flush(rocksdb::FlushOptions(), data_cf_), "flush before prune");
+    std::string ts_low = Timestamp(version + 1);
+    // RocksDB refuses to lower the mark with InvalidArgument: an earlier, higher prune stands.
+    // (GetFullHistoryTsLow is avoided: this RocksDB build asserts when the mark was never set.)
+    rocksdb::Status raised = db_->IncreaseFullHistoryTsLow(data_cf_, ts_low);
+    if (!raised.IsInvalidArgument()) ThrowIfError(raised, "raise full_history_ts_low");
+    uint64_t dropped_before = DroppedVersions();
+    rocksdb::Slice ts_low_slice(ts_low);
+    rocksdb::CompactRangeOptions options;
+    options.full_history_ts_low = &ts_low_slice;
+    options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+    ThrowIfError(db_->CompactRange(options, data_cf_, nullptr, nullptr), "compact pruned history");
+    PruneResult result;
+    result.versions_deleted = DroppedVersions() - dropped_before;
+    return result;
+  }
+
+  void Import(uint64_t version, const std::vector<ImportItem>& items, uint64_t latest) override {
+    rocksdb::WriteBatch batch;
+    std::string ts = Timestamp(version), key;
+    for (const auto& item : items) {
+      key.clear();
+      encoding::AppendStoreKey(&key, item.store, item.key);
+      ThrowIfError(batch.Put(data_cf_, key, ts, item.value), "import put");
+    }
+    ThrowIfError(batch.Put(default_cf_, MarkerKey(Marker::kLatest), Timestamp(latest)), "import put");
+    ThrowIfError(db_->Write(rocksdb::WriteOptions(), &batch), "import write");
+  }
+
+  void Compact() override {
+    ThrowIfError(db_->CompactRange(rocksdb::CompactRangeOptions(), data_cf_, nullptr, nullptr), "compact");
+  }
+
+  void ReleaseCaches() override {}
+
+  void Close() override {
+    if (!db_) return;
+    ThrowIfError(DestroyHandles(), "release column families");
+    ThrowIfError(db_->Close(), "close store");
+    db_.reset();
+  }
+
+ private:
+  uint64_t DroppedVersions() const {
+    // Versions hidden by a newer one below full_history_ts_low count as "newer entry" drops.
+    if (!statistics_) return 0;
+    return statistics_->getTickerCount(rocksdb::COMPACTION_KEY_DROP_OBSOLETE) +
+           statistics_->getTickerCount(rocksdb::COMPACTION_KEY_DROP_NEWER_ENTRY);
+  }
+
+  rocksdb::Status DestroyHandles() {
+    rocksdb::Status result;
+    if (!db_) return result;
+    for (auto** handle : {&default_cf_, &data_cf_}) {
+      if (*handle) {
+        rocksdb::Status s = db_->DestroyColumnFamilyHandle(*handle);
+        if (result.ok()) result = s;
+      }
+      *handle = nullptr;
+    }
+    return result;
+  }
+
+  // Owned by db_; destroyed through DestroyColumnFamilyHandle before it closes.
+  rocksdb::ColumnFamilyHandle* default_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* data_cf_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<LayoutEngine> OpenRocksdbLayout(const std::string& dir, const StoreOptions& options) {
+  return std::make_unique<RocksdbLayout>(dir, options);
+}
+
+}  // namespace strata

@@ -1,0 +1,89 @@
+/**
+ * Loads the native addon and describes its raw shape. Internal to src/store: nothing
+ * outside this folder sees these objects, only the typed classes built on them.
+ */
+import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Options as the addon reads them. */
+export interface NativeStoreOptions {
+  backend?: string;
+  asyncWriteBuffer?: number;
+  changelogKeepEntries?: number;
+  blockCacheBytes?: number;
+  statistics?: boolean;
+}
+
+/** A changeset as the addon reads it. */
+export interface NativeChangeset {
+  name: string;
+  pairs: ReadonlyArray<{ key: Uint8Array; value: Uint8Array | null }>;
+}
+
+/** Statistics as the addon reports them. */
+export interface NativeStats {
+  logicalBytesWritten: number;
+  flushBytesWritten: number;
+  compactionBytesWritten: number;
+  compactionKeysDropped: number;
+  pendingWrites: number;
+  changelogFirstIndex: number;
+  changelogLastIndex: number;
+}
+
+/** The addon's iterator: flat batches, empty at the end. */
+export interface NativeIterator {
+  nextBatch(max: number): Array<Buffer | string | number | bigint>;
+  close(): void;
+}
+
+/** The addon's store object. */
+export interface NativeStore {
+  get(store: string, version: number | bigint, key: Uint8Array): Buffer | undefined;
+  has(store: string, version: number | bigint, key: Uint8Array): boolean;
+  getMany(store: string, version: number | bigint, keys: readonly Uint8Array[]): Array<Buffer | undefined>;
+  apply(version: number | bigint, changesets: readonly NativeChangeset[]): Promise<void>;
+  drain(): Promise<void>;
+  latestVersion(): number | bigint;
+  earliestVersion(): number | bigint;
+  setLatestVersion(version: number | bigint): void;
+  setEarliestVersion(version: number | bigint): void;
+  prune(version: number | bigint): Promise<{ versionsDeleted: number }>;
+  import(
+    version: number | bigint,
+    items: ReadonlyArray<{ store: string; key: Uint8Array; value: Uint8Array }>,
+  ): Promise<void>;
+  compact(): Promise<void>;
+  stats(): NativeStats;
+  iterator(
+    store: string,
+    version: number | bigint,
+    start: Uint8Array | null,
+    end: Uint8Array | null,
+    reverse: boolean,
+  ): NativeIterator;
+  rawIterator(): NativeIterator;
+  close(): Promise<void>;
+}
+
+interface NativeModule {
+  NativeMvccStore: { open(dir: string, options: NativeStoreOptions): Promise<NativeStore> };
+}
+
+/** Finds build/Release/strata_native.node from src/store or dist/src/store. */
+function findAddon(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    const candidate = join(dir, 'build', 'Release', 'strata_native.node');
+    if (existsSync(candidate)) return candidate;
+    dir = dirname(dir);
+  }
+  throw new Error(
+    'the Strata native addon (build/Release/strata_native.node) is not built; run `bash scripts/setup.sh` first',
+  );
+}
+
+/** The loaded addon. */
+export const native: NativeModule = createRequire(import.meta.url)(findAddon()) as NativeModule;
