@@ -43,11 +43,15 @@ Napi::Value FromVersion(Napi::Env env, uint64_t version) {
 }
 
 std::string_view ToBytes(const Napi::Value& value, const char* what) {
-  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
+  // One napi_get_typedarray_info call: this runs once per key on every read path.
+  napi_typedarray_type type;
+  size_t length = 0;
+  void* data = nullptr;
+  if (napi_get_typedarray_info(value.Env(), value, &type, &length, &data, nullptr, nullptr) != napi_ok ||
+      type != napi_uint8_array) {
     ThrowInvalid(value.Env(), std::string(what) + " must be a Uint8Array or Buffer");
   }
-  auto bytes = value.As<Napi::Uint8Array>();
-  return {reinterpret_cast<const char*>(bytes.Data()), bytes.ByteLength()};
+  return {static_cast<const char*>(data), length};
 }
 
 std::string ToUtf8(const Napi::Value& value, const char* what) {

@@ -33,20 +33,19 @@ StoreOptions ToStoreOptions(const Napi::Value& value) {
   }
   if (auto v = integer("changelogKeepEntries", 0)) options.changelog_keep_entries = static_cast<uint64_t>(*v);
   if (auto v = integer("blockCacheBytes", 1 << 20)) options.block_cache_bytes = static_cast<uint64_t>(*v);
-  if (o.Has("statistics") && !o.Get("statistics").IsUndefined()) {
-    options.statistics = o.Get("statistics").ToBoolean().Value();
-  }
+  auto flag = [&](const char* name, bool* out) {
+    if (!o.Has(name) || o.Get(name).IsUndefined()) return;
+    if (!o.Get(name).IsBoolean()) ThrowInvalid(env, std::string(name) + " must be a boolean");
+    *out = o.Get(name).As<Napi::Boolean>().Value();
+  };
+  flag("statistics", &options.statistics);
+  flag("createIfMissing", &options.create_if_missing);
   return options;
 }
 
 std::optional<std::string_view> OptionalBytes(const Napi::Value& value, const char* what) {
   if (value.IsUndefined() || value.IsNull()) return std::nullopt;
   return ToBytes(value, what);
-}
-
-Napi::Value OptionalBuffer(Napi::Env env, const std::optional<std::string>& value) {
-  if (!value) return env.Undefined();
-  return ToBuffer(env, *value);
 }
 
 // Encodes [{name, pairs: [{key, value | null}]}] straight into the changelog format.
@@ -154,13 +153,53 @@ Napi::Value MvccStoreBinding::Open(const Napi::CallbackInfo& info) {
       });
 }
 
+namespace {
+
+// Puts the value found for a single key into a new Buffer.
+class BufferSink final : public ValueSink {
+ public:
+  explicit BufferSink(Napi::Env env) : result_(env.Undefined()) {}
+  void Found(size_t, std::string_view value) override { result_ = ToBuffer(result_.Env(), value); }
+  Napi::Value result() const { return result_; }
+
+ private:
+  Napi::Value result_;
+};
+
+// Sets each value found into its slot of a JS array (absent keys stay undefined).
+class ArraySink final : public ValueSink {
+ public:
+  ArraySink(Napi::Env env, size_t count) : out_(Napi::Array::New(env, count)) {}
+  void Found(size_t index, std::string_view value) override {
+    out_.Set(static_cast<uint32_t>(index), ToBuffer(out_.Env(), value));
+  }
+  Napi::Array result() const { return out_; }
+
+ private:
+  Napi::Array out_;
+};
+
+// Counts the keys found.
+class CountingSink final : public ValueSink {
+ public:
+  void Found(size_t, std::string_view) override { ++found_; }
+  size_t found() const { return found_; }
+
+ private:
+  size_t found_ = 0;
+};
+
+}  // namespace
+
 Napi::Value MvccStoreBinding::Get(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   MvccStore& s = store(env);
   Utf8Arg name(info[0], "store name");
   uint64_t version = ToVersion(info[1], "version");
   std::string_view key = ToBytes(info[2], "key");
-  return Translate(env, [&] { return OptionalBuffer(env, s.Get(name.view(), version, key)); });
+  BufferSink sink(env);
+  Translate(env, [&] { s.Read(name.view(), version, &key, 1, sink); });
+  return sink.result();
 }
 
 Napi::Value MvccStoreBinding::Has(const Napi::CallbackInfo& info) {
@@ -169,7 +208,9 @@ Napi::Value MvccStoreBinding::Has(const Napi::CallbackInfo& info) {
   Utf8Arg name(info[0], "store name");
   uint64_t version = ToVersion(info[1], "version");
   std::string_view key = ToBytes(info[2], "key");
-  return Translate(env, [&] { return Napi::Boolean::New(env, s.Has(name.view(), version, key)); });
+  CountingSink sink;
+  Translate(env, [&] { s.Read(name.view(), version, &key, 1, sink); });
+  return Napi::Boolean::New(env, sink.found() > 0);
 }
 
 Napi::Value MvccStoreBinding::GetMany(const Napi::CallbackInfo& info) {
@@ -181,11 +222,9 @@ Napi::Value MvccStoreBinding::GetMany(const Napi::CallbackInfo& info) {
   Napi::Array keys_array = info[2].As<Napi::Array>();
   std::vector<std::string_view> keys(keys_array.Length());
   for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = ToBytes(keys_array.Get(i), "key");
-  std::vector<std::optional<std::string>> values;
-  Translate(env, [&] { s.GetMany(name.view(), version, keys, &values); });
-  Napi::Array out = Napi::Array::New(env, values.size());
-  for (uint32_t i = 0; i < values.size(); ++i) out.Set(i, OptionalBuffer(env, values[i]));
-  return out;
+  ArraySink sink(env, keys.size());
+  Translate(env, [&] { s.Read(name.view(), version, keys.data(), keys.size(), sink); });
+  return sink.result();
 }
 
 Napi::Value MvccStoreBinding::Apply(const Napi::CallbackInfo& info) {

@@ -2,6 +2,8 @@
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/table.h>
 
+#include <filesystem>
+
 #include "layout_engine.h"
 
 namespace strata {
@@ -47,6 +49,37 @@ void CheckKey(std::string_view key, const char* what) {
     throw Error(ErrorCode::kInvalidArgument,
                 std::string(what) + " is empty: keys must be at least one byte long");
   }
+}
+
+void IngestSortedFile(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const rocksdb::Options& options,
+                      const std::string& store_dir, uint64_t version,
+                      const std::function<void(rocksdb::SstFileWriter&)>& fill) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(store_dir) / "ingest";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(ErrorCode::kIo, "cannot create " + dir.string() + ": " + ec.message());
+  std::string path = (dir / ("block-" + std::to_string(version) + ".sst")).string();
+  try {
+    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(options), options, cf);
+    ThrowIfError(writer.Open(path), "open ingest file " + path);
+    fill(writer);
+    ThrowIfError(writer.Finish(), "finish ingest file " + path);
+    rocksdb::IngestExternalFileOptions ingest;
+    ingest.move_files = true;
+    ingest.write_global_seqno = false;
+    ingest.allow_blocking_flush = true;
+    ThrowIfError(db->IngestExternalFile(cf, {path}, ingest), "ingest block at version " + std::to_string(version));
+  } catch (...) {
+    fs::remove(path, ec);
+    throw;
+  }
+}
+
+void ClearIngestLeftovers(const std::string& store_dir) {
+  std::error_code ec;
+  std::filesystem::remove_all(std::filesystem::path(store_dir) / "ingest", ec);
+  if (ec) throw Error(ErrorCode::kIo, "cannot clear " + store_dir + "/ingest: " + ec.message());
 }
 
 }  // namespace strata

@@ -3,7 +3,10 @@
 #pragma once
 
 #include <rocksdb/db.h>
+#include <rocksdb/sst_file_writer.h>
 #include <rocksdb/statistics.h>
+
+#include <functional>
 
 #include <cstdint>
 #include <memory>
@@ -23,9 +26,9 @@ class LayoutEngine {
   /// Writes one encoded changelog entry at `version` as one atomic batch that also stamps
   /// the latest marker with `latest`. Returns the key + value bytes written.
   virtual uint64_t WriteEntry(uint64_t version, std::string_view encoded_entry, uint64_t latest) = 0;
-  virtual std::optional<std::string> Get(std::string_view store, uint64_t version, std::string_view key) = 0;
-  virtual void GetMany(std::string_view store, uint64_t version, const std::vector<std::string_view>& keys,
-                       std::vector<std::optional<std::string>>* out) = 0;
+  /// Point reads of `count` keys at `version`; `sink` receives each value found.
+  virtual void Read(std::string_view store, uint64_t version, const std::string_view* keys, size_t count,
+                    ValueSink& sink) = 0;
   virtual std::unique_ptr<MvccIterator> NewIterator(std::string_view store, uint64_t version,
                                                     std::optional<std::string_view> start,
                                                     std::optional<std::string_view> end, bool reverse) = 0;
@@ -64,5 +67,18 @@ rocksdb::Options BaseOptions(const StoreOptions& options, bool whole_key_filteri
 
 /// Throws kInvalidArgument unless store and key are usable (non-empty key).
 void CheckKey(std::string_view key, const char* what);
+
+/// Blocks with at least this many pairs skip the memtable: they are written as one sorted
+/// SST file and ingested, which is atomic per file and several times cheaper than inserting
+/// each key into the memtable's skiplist.
+constexpr size_t kBulkIngestPairs = 32768;
+
+/// Writes one sorted SST with `fill` under `<store dir>/ingest/` and ingests it into `cf`.
+void IngestSortedFile(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const rocksdb::Options& options,
+                      const std::string& store_dir, uint64_t version,
+                      const std::function<void(rocksdb::SstFileWriter&)>& fill);
+
+/// Removes SST files left in `<store dir>/ingest/` by a crash before their ingestion.
+void ClearIngestLeftovers(const std::string& store_dir);
 
 }  // namespace strata

@@ -34,7 +34,7 @@ Error ClosedError() {
 }
 
 // Checks the layout marker of `dir` against `layout`, writing it for a new store.
-void CheckLayoutMarker(const std::string& dir, Layout layout) {
+void CheckLayoutMarker(const std::string& dir, Layout layout, bool create_if_missing) {
   fs::path marker = fs::path(dir) / kLayoutFile;
   std::error_code ec;
   if (fs::exists(marker, ec)) {
@@ -53,6 +53,9 @@ void CheckLayoutMarker(const std::string& dir, Layout layout) {
     throw Error(ErrorCode::kLayoutMismatch,
                 "state store directory " + dir + " holds a RocksDB database without a " + kLayoutFile +
                     " marker, so its layout is unknown; point the store at an empty directory or restore the marker");
+  }
+  if (!create_if_missing) {
+    throw Error(ErrorCode::kInvalidArgument, "no state store in " + dir + "; check the path (e.g. <home>/data/pebbledb)");
   }
   fs::create_directories(dir, ec);
   if (ec) throw Error(ErrorCode::kIo, "cannot create state store directory " + dir + ": " + ec.message());
@@ -82,7 +85,7 @@ const char* LayoutName(Layout layout) { return layout == Layout::kPebble ? "pebb
 class MvccStoreImpl {
  public:
   MvccStoreImpl(std::string dir, const StoreOptions& options) : dir_(std::move(dir)), options_(options) {
-    CheckLayoutMarker(dir_, options_.layout);
+    CheckLayoutMarker(dir_, options_.layout, options_.create_if_missing);
     engine_ = options_.layout == Layout::kPebble ? OpenPebbleLayout(dir_, options_) : OpenRocksdbLayout(dir_, options_);
     latest_ = engine_->ReadMarker(LayoutEngine::Marker::kLatest);
     earliest_ = engine_->ReadMarker(LayoutEngine::Marker::kEarliest);
@@ -153,24 +156,13 @@ class MvccStoreImpl {
 
   // ---- reads ---------------------------------------------------------------------------
 
-  std::optional<std::string> Get(std::string_view store, uint64_t version, std::string_view key) {
+  void Read(std::string_view store, uint64_t version, const std::string_view* keys, size_t count,
+            ValueSink& sink) {
     std::shared_lock<std::shared_mutex> guard(state_mu_);
     CheckOpen();
-    CheckRead(store, key);
-    if (version < earliest_) return std::nullopt;
-    return engine_->Get(store, version, key);
-  }
-
-  void GetMany(std::string_view store, uint64_t version, const std::vector<std::string_view>& keys,
-               std::vector<std::optional<std::string>>* out) {
-    std::shared_lock<std::shared_mutex> guard(state_mu_);
-    CheckOpen();
-    for (auto key : keys) CheckRead(store, key);
-    if (version < earliest_) {
-      out->assign(keys.size(), std::nullopt);
-      return;
-    }
-    engine_->GetMany(store, version, keys, out);
+    for (size_t i = 0; i < count; ++i) CheckRead(store, keys[i]);
+    if (version < earliest_) return;
+    engine_->Read(store, version, keys, count, sink);
   }
 
   std::unique_ptr<MvccIterator> NewIterator(std::string_view store, uint64_t version,
@@ -551,17 +543,39 @@ void MvccStore::WaitForPendingWrites() {
   impl_->Wait([&](WriteCallback done) { impl_->Drain(std::move(done)); });
 }
 
+void MvccStore::Read(std::string_view store, uint64_t version, const std::string_view* keys, size_t count,
+                     ValueSink& sink) {
+  impl_->Read(store, version, keys, count, sink);
+}
+
+namespace {
+// Copies each value found into its slot.
+class CollectingSink final : public ValueSink {
+ public:
+  explicit CollectingSink(std::vector<std::optional<std::string>>* out) : out_(out) {}
+  void Found(size_t index, std::string_view value) override { (*out_)[index].emplace(value); }
+
+ private:
+  std::vector<std::optional<std::string>>* out_;
+};
+}  // namespace
+
 std::optional<std::string> MvccStore::Get(std::string_view store, uint64_t version, std::string_view key) {
-  return impl_->Get(store, version, key);
+  std::vector<std::optional<std::string>> out(1);
+  CollectingSink sink(&out);
+  impl_->Read(store, version, &key, 1, sink);
+  return std::move(out[0]);
 }
 
 bool MvccStore::Has(std::string_view store, uint64_t version, std::string_view key) {
-  return impl_->Get(store, version, key).has_value();
+  return Get(store, version, key).has_value();
 }
 
 void MvccStore::GetMany(std::string_view store, uint64_t version, const std::vector<std::string_view>& keys,
                         std::vector<std::optional<std::string>>* out) {
-  impl_->GetMany(store, version, keys, out);
+  out->assign(keys.size(), std::nullopt);
+  CollectingSink sink(out);
+  impl_->Read(store, version, keys.data(), keys.size(), sink);
 }
 
 std::unique_ptr<MvccIterator> MvccStore::NewIterator(std::string_view store, uint64_t version,

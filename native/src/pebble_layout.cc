@@ -6,7 +6,7 @@
 #include "encoding.h"
 #include "layout_engine.h"
 #include "mvcc_comparator.h"
-#include "strata/changelog_entry.h"
+#include "sorted_block.h"
 
 namespace strata {
 
@@ -201,53 +201,59 @@ class PebbleRawIterator final : public RawIterator {
 
 class PebbleLayout final : public LayoutEngine {
  public:
-  PebbleLayout(const std::string& dir, const StoreOptions& options) {
-    rocksdb::Options o = BaseOptions(options, /*whole_key_filtering=*/false, &statistics_);
-    o.comparator = MvccComparator();
-    o.prefix_extractor = NewMvccUserKeyExtractor();
+  PebbleLayout(const std::string& dir, const StoreOptions& options) : dir_(dir) {
+    options_ = BaseOptions(options, /*whole_key_filtering=*/false, &statistics_);
+    options_.comparator = MvccComparator();
+    options_.prefix_extractor = NewMvccUserKeyExtractor();
+    ClearIngestLeftovers(dir_);
     rocksdb::DB* raw = nullptr;
-    ThrowIfError(rocksdb::DB::Open(o, dir, &raw), "open pebbledb-layout store at " + dir);
+    ThrowIfError(rocksdb::DB::Open(options_, dir, &raw), "open pebbledb-layout store at " + dir);
     db_.reset(raw);
   }
 
   ~PebbleLayout() override { ReleaseCaches(); }
 
   uint64_t WriteEntry(uint64_t version, std::string_view entry, uint64_t latest) override {
-    uint64_t logical = 0;
-    rocksdb::WriteBatch batch(entry.size() + entry.size() / 2);
-    std::string prefix, key, value;
-    VisitChangelogEntry(entry, {
-        [&](std::string_view name, uint32_t) { prefix = encoding::StorePrefix(name); },
-        [&](std::string_view k, std::optional<std::string_view> v) {
-          logical += k.size() + (v ? v->size() : 0);
-          key.assign(prefix);
-          key.append(k);
-          encoding::AppendMvccTrailer(&key, version);
-          value.clear();
-          if (v) {
-            encoding::AppendLiveValue(&value, *v);
-          } else {
-            encoding::AppendTombstoneValue(&value, version);
-          }
-          ThrowIfError(batch.Put(key, value), "batch put");
-        },
-    });
+    SortedBlock block(entry);
+    std::string key, value;
+    auto encode = [&](const SortedBlock::Pair& pair) {
+      key.assign(pair.user_key);
+      encoding::AppendMvccTrailer(&key, version);
+      value.clear();
+      if (pair.value) {
+        encoding::AppendLiveValue(&value, *pair.value);
+      } else {
+        encoding::AppendTombstoneValue(&value, version);
+      }
+    };
+    if (block.pairs().size() >= kBulkIngestPairs) {
+      IngestSortedFile(db_.get(), db_->DefaultColumnFamily(), options_, dir_, version, [&](rocksdb::SstFileWriter& w) {
+        for (const auto& pair : block.pairs()) {
+          encode(pair);
+          ThrowIfError(w.Put(key, value), "ingest file put");
+        }
+      });
+      // A crash before this marker only makes the block replay, which rewrites identical data.
+      WriteMarker(Marker::kLatest, latest);
+      return block.logical_bytes();
+    }
+    rocksdb::WriteBatch batch(block.payload_bytes() + block.pairs().size() * 24 + 64);
+    for (const auto& pair : block.pairs()) {
+      encode(pair);
+      ThrowIfError(batch.Put(key, value), "batch put");
+    }
     ThrowIfError(batch.Put(MarkerKey(Marker::kLatest), VersionBytes(latest)), "batch put");
     ThrowIfError(db_->Write(rocksdb::WriteOptions(), &batch), "write block at version " + std::to_string(version));
-    return logical;
+    return block.logical_bytes();
   }
 
-  std::optional<std::string> Get(std::string_view store, uint64_t version, std::string_view key) override {
-    std::optional<std::string> out;
-    WithReadIterator([&](rocksdb::Iterator* it, std::string* buf) { out = Lookup(it, buf, store, version, key); });
-    return out;
-  }
-
-  void GetMany(std::string_view store, uint64_t version, const std::vector<std::string_view>& keys,
-               std::vector<std::optional<std::string>>* out) override {
-    out->resize(keys.size());
+  void Read(std::string_view store, uint64_t version, const std::string_view* keys, size_t count,
+            ValueSink& sink) override {
     WithReadIterator([&](rocksdb::Iterator* it, std::string* buf) {
-      for (size_t i = 0; i < keys.size(); ++i) (*out)[i] = Lookup(it, buf, store, version, keys[i]);
+      for (size_t i = 0; i < count; ++i) {
+        std::string_view value;
+        if (Lookup(it, buf, store, version, keys[i], &value)) sink.Found(i, value);
+      }
     });
   }
 
@@ -348,8 +354,9 @@ class PebbleLayout final : public LayoutEngine {
   }
 
  private:
-  static std::optional<std::string> Lookup(rocksdb::Iterator* it, std::string* buf, std::string_view store,
-                                           uint64_t version, std::string_view key) {
+  // Seeks the newest version of `key` at or below `version`; `value` views the iterator.
+  static bool Lookup(rocksdb::Iterator* it, std::string* buf, std::string_view store, uint64_t version,
+                     std::string_view key, std::string_view* value) {
     std::string& seek = *buf;
     seek.clear();
     encoding::AppendStoreKey(&seek, store, key);
@@ -358,13 +365,11 @@ class PebbleLayout final : public LayoutEngine {
     it->Seek(seek);
     if (!it->Valid()) {
       ThrowIfError(it->status(), "get");
-      return std::nullopt;
+      return false;
     }
     MvccKey found = SplitMvccKey(View(it->key()));
-    if (found.timestamp.empty() || found.user_key != std::string_view(seek).substr(0, user_len)) return std::nullopt;
-    std::string_view raw;
-    if (!encoding::UnwrapValue(View(it->value()), &raw)) return std::nullopt;
-    return std::string(raw);
+    if (found.timestamp.empty() || found.user_key != std::string_view(seek).substr(0, user_len)) return false;
+    return encoding::UnwrapValue(View(it->value()), value);
   }
 
   // Runs `fn` with the cached point-read iterator, refreshed if the DB moved on. A caller
@@ -388,6 +393,8 @@ class PebbleLayout final : public LayoutEngine {
     fn(cached_.get(), &lookup_buf_);
   }
 
+  std::string dir_;
+  rocksdb::Options options_;
   std::mutex cache_mu_;
   std::unique_ptr<rocksdb::Iterator> cached_;
   rocksdb::SequenceNumber cached_seq_ = 0;

@@ -7,7 +7,7 @@
 
 #include "encoding.h"
 #include "layout_engine.h"
-#include "strata/changelog_entry.h"
+#include "sorted_block.h"
 
 namespace rocksdb {
 // Exported by librocksdb 7.8 but missing from its public headers.
@@ -121,14 +121,16 @@ class UdtRawIterator final : public RawIterator {
 
 class RocksdbLayout final : public LayoutEngine {
  public:
-  RocksdbLayout(const std::string& dir, const StoreOptions& options) {
+  RocksdbLayout(const std::string& dir, const StoreOptions& options) : dir_(dir) {
     rocksdb::Options o = BaseOptions(options, /*whole_key_filtering=*/true, &statistics_);
+    ClearIngestLeftovers(dir_);
     o.create_missing_column_families = true;
     o.memtable_prefix_bloom_size_ratio = 0;
     rocksdb::ColumnFamilyOptions data_options(o);
     data_options.comparator = rocksdb::BytewiseComparatorWithU64Ts();
     data_options.memtable_prefix_bloom_size_ratio = 0.1;
     data_options.memtable_whole_key_filtering = true;
+    data_options_ = rocksdb::Options(rocksdb::DBOptions(o), data_options);
     std::vector<rocksdb::ColumnFamilyDescriptor> families = {
         {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(o)},
         {kDataFamily, data_options},
@@ -148,63 +150,65 @@ class RocksdbLayout final : public LayoutEngine {
   }
 
   uint64_t WriteEntry(uint64_t version, std::string_view entry, uint64_t latest) override {
-    uint64_t logical = 0;
-    rocksdb::WriteBatch batch(entry.size() + entry.size() / 2);
-    std::string ts = Timestamp(version), key;
-    std::string_view prefix_name;
-    VisitChangelogEntry(entry, {
-        [&](std::string_view name, uint32_t) { prefix_name = name; },
-        [&](std::string_view k, std::optional<std::string_view> v) {
-          logical += k.size() + (v ? v->size() : 0);
-          key.clear();
-          encoding::AppendStoreKey(&key, prefix_name, k);
-          if (v) {
-            ThrowIfError(batch.Put(data_cf_, key, ts, rocksdb::Slice(v->data(), v->size())), "batch put");
+    SortedBlock block(entry);
+    std::string ts = Timestamp(version);
+    auto slice = [](std::string_view s) { return rocksdb::Slice(s.data(), s.size()); };
+    if (block.pairs().size() >= kBulkIngestPairs) {
+      IngestSortedFile(db_.get(), data_cf_, data_options_, dir_, version, [&](rocksdb::SstFileWriter& w) {
+        for (const auto& pair : block.pairs()) {
+          if (pair.value) {
+            ThrowIfError(w.Put(slice(pair.user_key), ts, slice(*pair.value)), "ingest file put");
           } else {
-            ThrowIfError(batch.Delete(data_cf_, key, ts), "batch delete");
+            ThrowIfError(w.Delete(slice(pair.user_key), ts), "ingest file delete");
           }
-        },
-    });
+        }
+      });
+      // A crash before this marker only makes the block replay, which rewrites identical data.
+      WriteMarker(Marker::kLatest, latest);
+      return block.logical_bytes();
+    }
+    rocksdb::WriteBatch batch(block.payload_bytes() + block.pairs().size() * 24 + 64);
+    for (const auto& pair : block.pairs()) {
+      if (pair.value) {
+        ThrowIfError(batch.Put(data_cf_, slice(pair.user_key), ts, slice(*pair.value)), "batch put");
+      } else {
+        ThrowIfError(batch.Delete(data_cf_, slice(pair.user_key), ts), "batch delete");
+      }
+    }
     ThrowIfError(batch.Put(default_cf_, MarkerKey(Marker::kLatest), Timestamp(latest)), "batch put");
     ThrowIfError(db_->Write(rocksdb::WriteOptions(), &batch), "write block at version " + std::to_string(version));
-    return logical;
+    return block.logical_bytes();
   }
 
-  std::optional<std::string> Get(std::string_view store, uint64_t version, std::string_view key) override {
-    std::string ts = Timestamp(version), full, value;
-    rocksdb::Slice ts_slice(ts);
-    rocksdb::ReadOptions ro;
-    ro.timestamp = &ts_slice;
-    encoding::AppendStoreKey(&full, store, key);
-    rocksdb::Status s = db_->Get(ro, data_cf_, full, &value);
-    if (s.IsNotFound()) return std::nullopt;
-    ThrowIfError(s, "get");
-    return value;
-  }
-
-  void GetMany(std::string_view store, uint64_t version, const std::vector<std::string_view>& keys,
-               std::vector<std::optional<std::string>>* out) override {
+  void Read(std::string_view store, uint64_t version, const std::string_view* keys, size_t count,
+            ValueSink& sink) override {
     std::string ts = Timestamp(version);
     rocksdb::Slice ts_slice(ts);
     rocksdb::ReadOptions ro;
     ro.timestamp = &ts_slice;
-    std::vector<std::string> full(keys.size());
-    std::vector<rocksdb::Slice> slices(keys.size());
-    for (size_t i = 0; i < keys.size(); ++i) {
+    if (count == 1) {
+      std::string full;
+      encoding::AppendStoreKey(&full, store, keys[0]);
+      rocksdb::PinnableSlice value;
+      rocksdb::Status s = db_->Get(ro, data_cf_, full, &value);
+      if (s.IsNotFound()) return;
+      ThrowIfError(s, "get");
+      sink.Found(0, View(value));
+      return;
+    }
+    std::vector<std::string> full(count);
+    std::vector<rocksdb::Slice> slices(count);
+    for (size_t i = 0; i < count; ++i) {
       encoding::AppendStoreKey(&full[i], store, keys[i]);
       slices[i] = full[i];
     }
-    std::vector<rocksdb::PinnableSlice> values(keys.size());
-    std::vector<rocksdb::Status> statuses(keys.size());
-    db_->MultiGet(ro, data_cf_, keys.size(), slices.data(), values.data(), statuses.data());
-    out->resize(keys.size());
-    for (size_t i = 0; i < keys.size(); ++i) {
-      if (statuses[i].IsNotFound()) {
-        (*out)[i].reset();
-        continue;
-      }
+    std::vector<rocksdb::PinnableSlice> values(count);
+    std::vector<rocksdb::Status> statuses(count);
+    db_->MultiGet(ro, data_cf_, count, slices.data(), values.data(), statuses.data());
+    for (size_t i = 0; i < count; ++i) {
+      if (statuses[i].IsNotFound()) continue;
       ThrowIfError(statuses[i], "get many");
-      (*out)[i].emplace(values[i].data(), values[i].size());
+      sink.Found(i, View(values[i]));
     }
   }
 
@@ -300,6 +304,8 @@ class RocksdbLayout final : public LayoutEngine {
     return result;
   }
 
+  std::string dir_;
+  rocksdb::Options data_options_;  // options of `state_storage`, for writing ingest files
   // Owned by db_; destroyed through DestroyColumnFamilyHandle before it closes.
   rocksdb::ColumnFamilyHandle* default_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* data_cf_ = nullptr;

@@ -26,6 +26,8 @@ export interface MvccStoreOptions {
   blockCacheBytes?: number;
   /** Collect RocksDB statistics (write amplification figures); default true. */
   statistics?: boolean;
+  /** Create the store when the directory holds none; default true (false for tools). */
+  createIfMissing?: boolean;
 }
 
 /** One key change: `value: null` deletes the key. */

@@ -14,6 +14,7 @@ export interface NativeStoreOptions {
   changelogKeepEntries?: number;
   blockCacheBytes?: number;
   statistics?: boolean;
+  createIfMissing?: boolean;
 }
 
 /** A changeset as the addon reads it. */

@@ -41,6 +41,8 @@ struct StoreOptions {
   uint64_t block_cache_bytes = 512ull << 20;
   /// Collect RocksDB statistics (needed for write-amplification figures).
   bool statistics = true;
+  /// Create the store if `dir` holds none; otherwise Open throws kInvalidArgument.
+  bool create_if_missing = true;
 };
 
 /// One key change: a value to set, or std::nullopt to delete.
@@ -73,6 +75,14 @@ struct RawEntry {
 /// Result of a prune pass.
 struct PruneResult {
   uint64_t versions_deleted = 0;
+};
+
+/// Receives the values found by MvccStore::Read, as views valid only during the call.
+class ValueSink {
+ public:
+  virtual ~ValueSink() = default;
+  /// Called for each key that has a value; `index` is the key's position in the request.
+  virtual void Found(size_t index, std::string_view value) = 0;
 };
 
 /// Completion callback of asynchronous writes; `error` is null on success.
@@ -142,6 +152,9 @@ class MvccStore {
   /// `version` is below the earliest retained version.
   std::optional<std::string> Get(std::string_view store, uint64_t version, std::string_view key);
   bool Has(std::string_view store, uint64_t version, std::string_view key);
+  /// Point reads of `count` keys at one version without copying: `sink` sees every value
+  /// found (absent, deleted and below-floor keys are skipped). Get and GetMany wrap it.
+  void Read(std::string_view store, uint64_t version, const std::string_view* keys, size_t count, ValueSink& sink);
   /// Batched Get of many keys at one version; `out` is resized to keys.size().
   void GetMany(std::string_view store, uint64_t version, const std::vector<std::string_view>& keys,
                std::vector<std::optional<std::string>>* out);

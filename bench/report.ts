@@ -1,0 +1,13 @@
+/** Table printing shared by the benchmarks. */
+
+/** Formats a rate with thousands separators. */
+export function rate(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+/** Renders rows as an aligned text table; the first row is the header. */
+export function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  const line = (r: string[]) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ');
+  return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
+}

@@ -1,0 +1,120 @@
+/**
+ * `npm run bench:store [-- --quick] [--json] [--backend pebbledb|rocksdb]`
+ *
+ * The state store benchmark: point reads at a version, batched reads, block ingest on the
+ * 150k-TPS model (transfers and ERC-20), and pruning — through Node-API, in the native driver
+ * (the engine's own limit), and on lmdb and classic-level, all in one run.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Backend } from '../../src/store/index.js';
+import { rate, table } from '../report.js';
+import { runNativeDriver } from './native-driver.js';
+import { runClassicLevel, runLmdb } from './peers.js';
+import { buildAccounts, runStrata } from './strata-run.js';
+import type { WorkloadSize } from './workload.js';
+
+const QUICK: WorkloadSize & { classicLevelReads: number } = {
+  accounts: 100_000, versions: 3, reads: 100_000, batches: 200, blocks: 3, blockTxs: 60_000, seed: 42,
+  classicLevelReads: 10_000,
+};
+const FULL: WorkloadSize & { classicLevelReads: number } = {
+  accounts: 1_000_000, versions: 3, reads: 500_000, batches: 2_000, blocks: 10, blockTxs: 60_000, seed: 42,
+  classicLevelReads: 30_000,
+};
+
+/** Targets of the storage issue, as ratios or absolute rates. */
+const TARGETS = { getRatio: 0.7, getManyRatio: 0.85, ingestWritesPerSec: 600_000 };
+
+function parseBackend(value: string | undefined): Backend {
+  if (value === undefined || value === 'pebbledb' || value === 'rocksdb') return value ?? 'pebbledb';
+  throw new Error(`--backend must be pebbledb or rocksdb, got ${value}`);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      backend: { type: 'string' },
+      accounts: { type: 'string' },
+    },
+  });
+  const backend = parseBackend(values.backend);
+  const size = { ...(values.quick ? QUICK : FULL) };
+  if (values.accounts) size.accounts = Number(values.accounts);
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+  const work = mkdtempSync(join(tmpdir(), 'strata-bench-store-'));
+  const log = (msg: string) => process.stderr.write(`${msg}\n`);
+  try {
+    log(`bench:store ${values.quick ? 'quick' : 'full'} · backend ${backend} · ${size.accounts.toLocaleString('en-US')} accounts × ${size.versions} versions`);
+    const accounts = buildAccounts(size.accounts);
+    log('· Node-API (strata)…');
+    const strata = await runStrata(join(work, 'strata'), backend, size, accounts);
+    log('· native driver…');
+    const nativeFigures = await runNativeDriver(root, join(work, 'native'), backend, size);
+    log('· lmdb…');
+    const lmdb = await runLmdb(join(work, 'lmdb'), size, accounts);
+    log('· classic-level…');
+    const level = await runClassicLevel(join(work, 'level'), size, accounts, size.classicLevelReads);
+
+    const result = {
+      backend,
+      accounts: size.accounts,
+      versions: size.versions,
+      napiGetPerSec: strata.getPerSec,
+      napiGetManyPerSec: strata.getManyPerSec,
+      nativeGetPerSec: nativeFigures.getPerSec,
+      nativeGetManyPerSec: nativeFigures.getManyPerSec,
+      ingestWritesPerSec: strata.ingestWritesPerSec,
+      nativeIngestWritesPerSec: nativeFigures.ingestWritesPerSec,
+      erc20IngestWritesPerSec: strata.erc20IngestWritesPerSec,
+      nativeErc20IngestWritesPerSec: nativeFigures.erc20IngestWritesPerSec,
+      loadWritesPerSec: strata.loadWritesPerSec,
+      lmdbGetPerSec: lmdb.getPerSec,
+      classicLevelGetPerSec: level.getPerSec,
+      lmdbLoadWritesPerSec: lmdb.loadWritesPerSec,
+      classicLevelLoadWritesPerSec: level.loadWritesPerSec,
+      pruneVersionsPerSec: strata.pruneVersionsPerSec,
+      pruneVersionsDeleted: strata.pruneVersionsDeleted,
+      nativePruneVersionsPerSec: nativeFigures.pruneVersionsPerSec,
+      getRatio: strata.getPerSec / nativeFigures.getPerSec,
+      getManyRatio: strata.getManyPerSec / nativeFigures.getManyPerSec,
+      getVsLmdb: strata.getPerSec / lmdb.getPerSec,
+      getVsClassicLevel: strata.getPerSec / level.getPerSec,
+    };
+    const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+    const text = table([
+      ['workload', 'strata (Node-API)', 'native driver', 'lmdb', 'classic-level', 'target'],
+      ['get at a version (/s)', rate(result.napiGetPerSec), rate(result.nativeGetPerSec), rate(result.lmdbGetPerSec),
+        rate(result.classicLevelGetPerSec),
+        `${result.getRatio.toFixed(2)}× native ≥ ${TARGETS.getRatio}: ${verdict(result.getRatio >= TARGETS.getRatio)}; ` +
+        `> peers: ${verdict(result.getVsLmdb > 1 && result.getVsClassicLevel > 1)}`],
+      ['getMany ×256 (keys/s)', rate(result.napiGetManyPerSec), rate(result.nativeGetManyPerSec), '', '',
+        `${result.getManyRatio.toFixed(2)}× native ≥ ${TARGETS.getManyRatio}: ${verdict(result.getManyRatio >= TARGETS.getManyRatio)}`],
+      ['ingest transfers (writes/s)', rate(result.ingestWritesPerSec), rate(result.nativeIngestWritesPerSec), '', '',
+        `≥ ${rate(TARGETS.ingestWritesPerSec)}: ${verdict(result.ingestWritesPerSec >= TARGETS.ingestWritesPerSec)}`],
+      ['ingest ERC-20 (writes/s)', rate(result.erc20IngestWritesPerSec), rate(result.nativeErc20IngestWritesPerSec), '', '', ''],
+      ['load (writes/s)', rate(result.loadWritesPerSec), rate(nativeFigures.loadWritesPerSec), rate(result.lmdbLoadWritesPerSec),
+        rate(result.classicLevelLoadWritesPerSec), ''],
+      ['prune (versions/s)', rate(result.pruneVersionsPerSec), rate(result.nativePruneVersionsPerSec), '', '',
+        `${rate(result.pruneVersionsDeleted)} versions deleted`],
+    ]);
+    if (values.json) {
+      log(text);
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+    } else {
+      process.stdout.write(`${text}\n`);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:store failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+/**
+ * `stratad`: the Strata node binary.
+ */
+import { Builtins, Cli } from 'clipanion';
+import { VERSION } from './version.js';
+
+const cli = new Cli({ binaryLabel: 'Strata node', binaryName: 'stratad', binaryVersion: VERSION });
+cli.register(Builtins.HelpCommand);
+cli.register(Builtins.VersionCommand);
+await cli.runExit(process.argv.slice(2));
