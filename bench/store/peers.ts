@@ -96,6 +96,8 @@ export async function runClassicLevel(dir: string, size: WorkloadSize, accounts:
       seconds += secondsSince(start);
       writes += batch.length;
     }
+    // The same steady state as Strata's store, which is compacted after its load.
+    await db.compactRange(Buffer.alloc(0), Buffer.alloc(64, 0xff));
     const draws = drawReads({ ...size, reads });
     const start = process.hrtime.bigint();
     for (let r = 0; r < reads; r++) {

@@ -25,17 +25,6 @@ import {
 } from './workload.js';
 import { BenchError, secondsSince } from './timing.js';
 
-/** Figures of one run through Node-API. */
-export interface StrataFigures {
-  loadWritesPerSec: number;
-  getPerSec: number;
-  getManyPerSec: number;
-  ingestWritesPerSec: number;
-  erc20IngestWritesPerSec: number;
-  pruneVersionsPerSec: number;
-  pruneVersionsDeleted: number;
-}
-
 /** Shared, precomputed account data (addresses and balance keys). */
 export interface Accounts {
   addresses: Buffer[];
@@ -145,15 +134,43 @@ async function ingest(store: MvccStore, firstVersion: number, size: WorkloadSize
   return writes / secondsSince(start);
 }
 
-/** Loads a fresh store in `dir` and runs every workload through Node-API. */
-export async function runStrata(dir: string, backend: Backend, size: WorkloadSize, accounts: Accounts,
-  asyncWriteBuffer = 100): Promise<StrataFigures> {
+/** Loads a fresh store in `dir` through Node-API, then compacts it to a steady state. */
+export async function loadStrata(dir: string, backend: Backend, size: WorkloadSize, accounts: Accounts,
+  asyncWriteBuffer = 100): Promise<number> {
   const store = await MvccStore.open(dir, { backend, asyncWriteBuffer });
   try {
-    const loadWritesPerSec = await load(store, size, accounts);
-    const getPerSec = pointReads(store, size, accounts);
-    const getManyPerSec = batchReads(store, size, accounts);
+    const rate = await load(store, size, accounts);
+    await store.compact();
+    return rate;
+  } finally {
+    await store.close();
+  }
+}
 
+/** Point and batched reads on a loaded store. */
+export async function readStrata(dir: string, backend: Backend, size: WorkloadSize,
+  accounts: Accounts): Promise<{ getPerSec: number; getManyPerSec: number }> {
+  const store = await MvccStore.open(dir, { backend });
+  try {
+    return { getPerSec: pointReads(store, size, accounts), getManyPerSec: batchReads(store, size, accounts) };
+  } finally {
+    await store.close();
+  }
+}
+
+/** Figures of the write phases. */
+export interface WriteFigures {
+  ingestWritesPerSec: number;
+  erc20IngestWritesPerSec: number;
+  pruneVersionsPerSec: number;
+  pruneVersionsDeleted: number;
+}
+
+/** Block ingest (transfers, then ERC-20) and prune on a loaded store. */
+export async function writeStrata(dir: string, backend: Backend, size: WorkloadSize, accounts: Accounts,
+  asyncWriteBuffer = 100): Promise<WriteFigures> {
+  const store = await MvccStore.open(dir, { backend, asyncWriteBuffer });
+  try {
     const transfers = drawTransfers(size, 3);
     const feeKey = balanceKey(address(FEE_COLLECTOR_ACCOUNT));
     const ingestStart = size.versions * 100 + 1;
@@ -169,9 +186,6 @@ export async function runStrata(dir: string, backend: Backend, size: WorkloadSiz
     const pruned = await store.prune((size.versions - 1) * 100 + 50);
     const pruneSeconds = secondsSince(pruneStart);
     return {
-      loadWritesPerSec,
-      getPerSec,
-      getManyPerSec,
       ingestWritesPerSec,
       erc20IngestWritesPerSec,
       pruneVersionsPerSec: pruned.versionsDeleted / pruneSeconds,

@@ -129,6 +129,10 @@ void Changelog::StartSegment(uint64_t first_index) {
 }
 
 uint64_t Changelog::Append(std::string_view payload) {
+  if (payload.size() > kMaxChangelogEntryBytes) {
+    throw Error(ErrorCode::kInvalidArgument, "changelog entry of " + std::to_string(payload.size()) +
+                                                 " bytes exceeds the 4 GiB frame limit");
+  }
   std::lock_guard<std::mutex> lock(mu_);
   if (tail_size_ > 0 && tail_size_ + kFrameHeader + payload.size() > segment_bytes_) StartSegment(next_index_);
   std::string header;

@@ -22,7 +22,15 @@ ChangelogEntryEncoder::ChangelogEntryEncoder(uint64_t version, size_t reserve_by
   PutFixed32LE(&buf_, 0);  // changeset count, patched by Finish
 }
 
+void ChangelogEntryEncoder::CheckPairCount() const {
+  if (changesets_ > 0 && added_pairs_ != expected_pairs_) {
+    throw Error(ErrorCode::kInvalidArgument, "changeset announced " + std::to_string(expected_pairs_) +
+                                                 " pairs but got " + std::to_string(added_pairs_));
+  }
+}
+
 void ChangelogEntryEncoder::BeginChangeset(std::string_view name, uint32_t pair_count) {
+  CheckPairCount();
   if (name.empty()) {
     throw Error(ErrorCode::kInvalidArgument, "changeset store name is empty: name the module store, e.g. \"bank\"");
   }
@@ -30,12 +38,19 @@ void ChangelogEntryEncoder::BeginChangeset(std::string_view name, uint32_t pair_
   buf_.append(name);
   PutFixed32LE(&buf_, pair_count);
   ++changesets_;
+  expected_pairs_ = pair_count;
+  added_pairs_ = 0;
 }
 
 void ChangelogEntryEncoder::AddPair(std::string_view key, std::optional<std::string_view> value) {
   if (key.empty()) {
     throw Error(ErrorCode::kInvalidArgument, "changeset key is empty: keys must be at least one byte long");
   }
+  if (changesets_ == 0) throw Error(ErrorCode::kInvalidArgument, "AddPair before BeginChangeset");
+  if (key.size() > kMaxChangelogEntryBytes || (value && value->size() > kMaxChangelogEntryBytes)) {
+    throw Error(ErrorCode::kInvalidArgument, "key or value larger than 4 GiB");
+  }
+  ++added_pairs_;
   buf_.push_back(static_cast<char>(value ? kSet : kDelete));
   PutFixed32LE(&buf_, static_cast<uint32_t>(key.size()));
   buf_.append(key);
@@ -48,6 +63,11 @@ void ChangelogEntryEncoder::AddPair(std::string_view key, std::optional<std::str
 }
 
 std::string ChangelogEntryEncoder::Finish() {
+  CheckPairCount();
+  if (buf_.size() > kMaxChangelogEntryBytes) {
+    throw Error(ErrorCode::kInvalidArgument, "block of " + std::to_string(buf_.size()) +
+                                                 " bytes exceeds the 4 GiB changelog entry limit; split it");
+  }
   std::string count;
   PutFixed32LE(&count, changesets_);
   buf_.replace(8, 4, count);

@@ -118,7 +118,16 @@ class MvccStoreImpl {
   void Submit(std::string entry, WriteCallback done, bool ack_on_apply) {
     std::shared_lock<std::shared_mutex> guard(state_mu_);
     if (closed_) throw ClosedError();
-    uint64_t version = StoredVersion(ChangelogEntryVersion(entry));
+    if (entry.size() > kMaxChangelogEntryBytes) {
+      throw Error(ErrorCode::kInvalidArgument, "block entry exceeds the 4 GiB changelog entry limit; split it");
+    }
+    // A malformed entry must never reach the changelog: replay would then fail on every open.
+    uint64_t version;
+    try {
+      version = StoredVersion(VisitChangelogEntry(entry, {}));
+    } catch (const Error& e) {
+      throw Error(ErrorCode::kInvalidArgument, std::string("malformed block entry: ") + e.what());
+    }
     std::lock_guard<std::mutex> lock(mu_);
     if (failure_) throw *failure_;
     if (version < submitted_version_) {
@@ -528,7 +537,7 @@ void MvccStore::ApplyAsync(uint64_t version, std::vector<NamedChangeset> changes
   impl_->Submit(EncodeChangelogEntry(version, changesets), std::move(done), false);
 }
 
-void MvccStore::ApplyEncodedAsync(uint64_t, std::string encoded_entry, WriteCallback done) {
+void MvccStore::ApplyEncodedAsync(std::string encoded_entry, WriteCallback done) {
   impl_->Submit(std::move(encoded_entry), std::move(done), false);
 }
 

@@ -369,6 +369,8 @@ class PebbleLayout final : public LayoutEngine {
     }
     MvccKey found = SplitMvccKey(View(it->key()));
     if (found.timestamp.empty() || found.user_key != std::string_view(seek).substr(0, user_len)) return false;
+    // Version 0 seeks with an empty timestamp, which sorts before every stored version.
+    if (found.version() > version) return false;
     return encoding::UnwrapValue(View(it->value()), value);
   }
 
@@ -384,10 +386,15 @@ class PebbleLayout final : public LayoutEngine {
       return;
     }
     rocksdb::SequenceNumber seq = db_->GetLatestSequenceNumber();
+    // Refreshing now and then also unpins memtables and files that flushes and compactions
+    // have made obsolete since the iterator was created.
+    bool stale = seq != cached_seq_ || ++reads_since_refresh_ >= kReadsBetweenRefreshes;
     if (!cached_) {
       cached_.reset(db_->NewIterator(rocksdb::ReadOptions()));
-    } else if (seq != cached_seq_ && !cached_->Refresh().ok()) {
-      cached_.reset(db_->NewIterator(rocksdb::ReadOptions()));
+      reads_since_refresh_ = 0;
+    } else if (stale) {
+      if (!cached_->Refresh().ok()) cached_.reset(db_->NewIterator(rocksdb::ReadOptions()));
+      reads_since_refresh_ = 0;
     }
     cached_seq_ = seq;
     fn(cached_.get(), &lookup_buf_);
@@ -398,6 +405,8 @@ class PebbleLayout final : public LayoutEngine {
   std::mutex cache_mu_;
   std::unique_ptr<rocksdb::Iterator> cached_;
   rocksdb::SequenceNumber cached_seq_ = 0;
+  uint32_t reads_since_refresh_ = 0;
+  static constexpr uint32_t kReadsBetweenRefreshes = 1 << 16;
   std::string lookup_buf_;
 };
 

@@ -127,6 +127,8 @@ export class MvccStore {
   readonly dir: string;
   readonly backend: Backend;
   #native: NativeStore;
+  /** Reused by getMany for the value lengths the addon reports. */
+  #lengths = new Int32Array(256);
 
   private constructor(dir: string, backend: Backend, nativeStore: NativeStore) {
     this.dir = dir;
@@ -182,11 +184,23 @@ export class MvccStore {
 
   /** {@link get} for many keys at one version, in one native call. */
   getMany(store: string, version: Version, keys: readonly Uint8Array[]): Array<Buffer | undefined> {
+    if (this.#lengths.length < keys.length) this.#lengths = new Int32Array(keys.length);
+    const lengths = this.#lengths;
+    let packed: Buffer;
     try {
-      return this.#native.getMany(store, version, keys);
+      packed = this.#native.getMany(store, version, keys, lengths);
     } catch (error) {
       throw toStoreError(error);
     }
+    const values = new Array<Buffer | undefined>(keys.length);
+    let offset = 0;
+    for (let i = 0; i < keys.length; i++) {
+      const length = lengths[i]!;
+      if (length < 0) continue;
+      values[i] = packed.subarray(offset, offset + length);
+      offset += length;
+    }
+    return values;
   }
 
   /** Iterates the newest visible value of each key of `store` in [start, end) at `version`. */

@@ -44,7 +44,8 @@ export interface NativeIterator {
 export interface NativeStore {
   get(store: string, version: number | bigint, key: Uint8Array): Buffer | undefined;
   has(store: string, version: number | bigint, key: Uint8Array): boolean;
-  getMany(store: string, version: number | bigint, keys: readonly Uint8Array[]): Array<Buffer | undefined>;
+  /** Values found, concatenated; `lengths[i]` is key i's value length or -1 when absent. */
+  getMany(store: string, version: number | bigint, keys: readonly Uint8Array[], lengths: Int32Array): Buffer;
   apply(version: number | bigint, changesets: readonly NativeChangeset[]): Promise<void>;
   drain(): Promise<void>;
   latestVersion(): number | bigint;

@@ -20,17 +20,22 @@ namespace strata {
 class ChangelogEntryEncoder {
  public:
   explicit ChangelogEntryEncoder(uint64_t version, size_t reserve_bytes = 0);
-  /// Starts a changeset; exactly `pair_count` AddPair calls must follow.
+  /// Starts a changeset; exactly `pair_count` AddPair calls must follow (Finish checks).
   void BeginChangeset(std::string_view name, uint32_t pair_count);
   void AddPair(std::string_view key, std::optional<std::string_view> value);
-  /// Returns the encoded entry; the encoder must not be used afterwards.
+  /// Returns the encoded entry; the encoder must not be used afterwards. Throws
+  /// kInvalidArgument if a changeset got fewer or more pairs than it announced.
   std::string Finish();
   /// Total key + value bytes added so far.
   uint64_t logical_bytes() const { return logical_bytes_; }
 
  private:
+  void CheckPairCount() const;
+
   std::string buf_;
   uint32_t changesets_ = 0;
+  uint32_t expected_pairs_ = 0;  // announced by the open changeset
+  uint32_t added_pairs_ = 0;     // added to the open changeset
   uint64_t logical_bytes_ = 0;
 };
 
@@ -43,6 +48,9 @@ struct ChangelogEntryVisitor {
 
 /// Reads the version of an encoded entry; throws kCorruption if it is too short.
 uint64_t ChangelogEntryVersion(std::string_view entry);
+
+/// Largest encoded entry the changelog frames (its length field is 32 bits).
+constexpr uint64_t kMaxChangelogEntryBytes = 0xffffffffull;
 
 /// Walks an encoded entry; throws kCorruption on malformed input. Returns the version.
 uint64_t VisitChangelogEntry(std::string_view entry, const ChangelogEntryVisitor& visitor);

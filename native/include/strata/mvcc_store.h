@@ -137,8 +137,9 @@ class MvccStore {
   /// on a writer thread once the entry is durable in the changelog (async buffer > 0) or
   /// applied (buffer <= 0). An empty changeset list still advances the latest version.
   void ApplyAsync(uint64_t version, std::vector<NamedChangeset> changesets, WriteCallback done);
-  /// Same entry, already encoded with EncodeChangelogEntry (saves a copy for bindings).
-  void ApplyEncodedAsync(uint64_t version, std::string encoded_entry, WriteCallback done);
+  /// Same, for an entry already encoded with ChangelogEntryEncoder (its version inside);
+  /// saves a copy for bindings. Throws kInvalidArgument for a malformed entry.
+  void ApplyEncodedAsync(std::string encoded_entry, WriteCallback done);
   /// Applies and waits (for tests, tools and replay).
   void Apply(uint64_t version, const std::vector<NamedChangeset>& changesets);
   /// Runs `done` once every entry submitted before this call has been applied.
