@@ -1,13 +1,13 @@
 #include "mvcc_store_binding.h"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "convert.h"
 #include "mvcc_iterator_binding.h"
-#include "strata/changelog_entry.h"
 
 namespace strata::binding {
 
@@ -49,35 +49,6 @@ std::optional<std::string_view> OptionalBytes(const Napi::Value& value, const ch
   return ToBytes(value, what);
 }
 
-// Encodes [{name, pairs: [{key, value | null}]}] straight into the changelog format.
-std::string EncodeChangesets(uint64_t version, const Napi::Value& value) {
-  Napi::Env env = value.Env();
-  if (!value.IsArray()) ThrowInvalid(env, "changesets must be an array of {name, pairs}");
-  Napi::Array changesets = value.As<Napi::Array>();
-  ChangelogEntryEncoder encoder(version);
-  Napi::String key_name = Napi::String::New(env, "key");
-  Napi::String value_name = Napi::String::New(env, "value");
-  for (uint32_t c = 0; c < changesets.Length(); ++c) {
-    Napi::Value cs_value = changesets.Get(c);
-    if (!cs_value.IsObject()) ThrowInvalid(env, "each changeset must be an object {name, pairs}");
-    Napi::Object cs = cs_value.As<Napi::Object>();
-    Utf8Arg name(cs.Get("name"), "changeset name");
-    Napi::Value pairs_value = cs.Get("pairs");
-    if (!pairs_value.IsArray()) ThrowInvalid(env, "changeset pairs must be an array of {key, value}");
-    Napi::Array pairs = pairs_value.As<Napi::Array>();
-    uint32_t count = pairs.Length();
-    encoder.BeginChangeset(name.view(), count);
-    for (uint32_t p = 0; p < count; ++p) {
-      Napi::Value pair_value = pairs.Get(p);
-      if (!pair_value.IsObject()) ThrowInvalid(env, "each pair must be an object {key, value}");
-      Napi::Object pair = pair_value.As<Napi::Object>();
-      std::string_view key = ToBytes(pair.Get(key_name), "pair key");
-      encoder.AddPair(key, OptionalBytes(pair.Get(value_name), "pair value"));
-    }
-  }
-  return encoder.Finish();
-}
-
 }  // namespace
 
 void MvccStoreBinding::Init(Napi::Env env, Napi::Object exports) {
@@ -86,6 +57,7 @@ void MvccStoreBinding::Init(Napi::Env env, Napi::Object exports) {
       {
           StaticMethod<&MvccStoreBinding::Open>("open"),
           InstanceMethod<&MvccStoreBinding::Get>("get"),
+          InstanceMethod<&MvccStoreBinding::SetScratch>("setScratch"),
           InstanceMethod<&MvccStoreBinding::Has>("has"),
           InstanceMethod<&MvccStoreBinding::GetMany>("getMany"),
           InstanceMethod<&MvccStoreBinding::Apply>("apply"),
@@ -156,14 +128,27 @@ Napi::Value MvccStoreBinding::Open(const Napi::CallbackInfo& info) {
 
 namespace {
 
-// Puts the value found for a single key into a new Buffer.
-class BufferSink final : public ValueSink {
+// Copies the value found for a single key into the caller's scratch buffer and reports its
+// length; a value too large for the scratch becomes a Buffer of its own. Making the result
+// Buffer in JavaScript from the scratch is several times cheaper than napi_create_buffer_copy.
+class ScratchSink final : public ValueSink {
  public:
-  explicit BufferSink(Napi::Env env) : result_(env.Undefined()) {}
-  void Found(size_t, std::string_view value) override { result_ = ToBuffer(result_.Env(), value); }
+  ScratchSink(Napi::Env env, char* scratch, size_t capacity)
+      : env_(env), scratch_(scratch), capacity_(capacity), result_(Napi::Number::New(env, -1)) {}
+  void Found(size_t, std::string_view value) override {
+    if (value.size() <= capacity_) {
+      std::memcpy(scratch_, value.data(), value.size());
+      result_ = Napi::Number::New(env_, static_cast<double>(value.size()));
+    } else {
+      result_ = ToBuffer(env_, value);
+    }
+  }
   Napi::Value result() const { return result_; }
 
  private:
+  Napi::Env env_;
+  char* scratch_;
+  size_t capacity_;
   Napi::Value result_;
 };
 
@@ -201,9 +186,19 @@ Napi::Value MvccStoreBinding::Get(const Napi::CallbackInfo& info) {
   Utf8Arg name(info[0], "store name");
   uint64_t version = ToVersion(info[1], "version");
   std::string_view key = ToBytes(info[2], "key");
-  BufferSink sink(env);
+  if (scratch_ == nullptr) ThrowInvalid(env, "call setScratch(buffer) before get");
+  ScratchSink sink(env, scratch_, scratch_capacity_);
   Translate(env, [&] { s.Read(name.view(), version, &key, 1, sink); });
   return sink.result();
+}
+
+Napi::Value MvccStoreBinding::SetScratch(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string_view bytes = ToBytes(info[0], "scratch buffer");
+  scratch_ref_ = Napi::Persistent(info[0].As<Napi::Object>());  // keeps the memory alive
+  scratch_ = const_cast<char*>(bytes.data());
+  scratch_capacity_ = bytes.size();
+  return env.Undefined();
 }
 
 Napi::Value MvccStoreBinding::Has(const Napi::CallbackInfo& info) {
@@ -238,8 +233,7 @@ Napi::Value MvccStoreBinding::GetMany(const Napi::CallbackInfo& info) {
 Napi::Value MvccStoreBinding::Apply(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   MvccStore& s = store(env);
-  uint64_t version = ToVersion(info[0], "version");
-  std::string entry = Translate(env, [&] { return EncodeChangesets(version, info[1]); });
+  std::string entry(ToBytes(info[0], "changelog entry"));
   auto [promise, settle] = CrossThreadPromise::Create(env, "strata.apply");
   try {
     s.ApplyEncodedAsync(std::move(entry), settle);

@@ -27,7 +27,11 @@ class MvccStoreBinding : public Napi::ObjectWrap<MvccStoreBinding> {
 
  private:
   static Napi::Value Open(const Napi::CallbackInfo& info);
+  /// get(store, version, key): the value's length in the scratch buffer, -1 when absent, or
+  /// a Buffer for a value larger than the scratch.
   Napi::Value Get(const Napi::CallbackInfo& info);
+  /// setScratch(buffer): the buffer get() copies values into (owned by the JS side).
+  Napi::Value SetScratch(const Napi::CallbackInfo& info);
   Napi::Value Has(const Napi::CallbackInfo& info);
   Napi::Value GetMany(const Napi::CallbackInfo& info);
   Napi::Value Apply(const Napi::CallbackInfo& info);
@@ -46,6 +50,9 @@ class MvccStoreBinding : public Napi::ObjectWrap<MvccStoreBinding> {
 
   std::unique_ptr<MvccStore> store_;
   std::shared_ptr<OpenStores> open_stores_;
+  Napi::ObjectReference scratch_ref_;
+  char* scratch_ = nullptr;
+  size_t scratch_capacity_ = 0;
   bool closing_ = false;
 };
 

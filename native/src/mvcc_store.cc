@@ -121,13 +121,7 @@ class MvccStoreImpl {
     if (entry.size() > kMaxChangelogEntryBytes) {
       throw Error(ErrorCode::kInvalidArgument, "block entry exceeds the 4 GiB changelog entry limit; split it");
     }
-    // A malformed entry must never reach the changelog: replay would then fail on every open.
-    uint64_t version;
-    try {
-      version = StoredVersion(VisitChangelogEntry(entry, {}));
-    } catch (const Error& e) {
-      throw Error(ErrorCode::kInvalidArgument, std::string("malformed block entry: ") + e.what());
-    }
+    uint64_t version = StoredVersion(ChangelogEntryVersion(entry));
     std::lock_guard<std::mutex> lock(mu_);
     if (failure_) throw *failure_;
     if (version < submitted_version_) {
@@ -339,6 +333,7 @@ class MvccStoreImpl {
         job = std::move(log_queue_.front());
         log_queue_.pop_front();
       }
+      if (job.kind == Job::kEntry && !Validate(job)) continue;
       if (job.kind == Job::kEntry && !HasFailed()) {
         try {
           job.index = changelog_->Append(job.entry);
@@ -393,6 +388,20 @@ class MvccStoreImpl {
         }
         job.done(failure.get());
       }
+    }
+  }
+
+  // A malformed entry must never reach the changelog (replay would fail on every open): it is
+  // rejected alone, and the store carries on.
+  bool Validate(Job& job) {
+    try {
+      VisitChangelogEntry(job.entry, {});
+      return true;
+    } catch (const Error& e) {
+      --pending_;
+      Error rejected(ErrorCode::kInvalidArgument, std::string("malformed block entry: ") + e.what());
+      if (job.done) job.done(&rejected);
+      return false;
     }
   }
 

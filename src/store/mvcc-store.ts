@@ -7,6 +7,7 @@
  */
 import { native, type NativeIterator, type NativeStats, type NativeStore } from './native.js';
 import { toStoreError } from './errors.js';
+import { encodeChangelogEntry } from './changelog-entry.js';
 
 /** On-disk layout, as named by the `ss-backend` setting. */
 export type Backend = 'pebbledb' | 'rocksdb';
@@ -73,6 +74,7 @@ export interface PruneResult {
 export type StoreStats = NativeStats;
 
 const ITERATOR_BATCH = 256;
+const SCRATCH_BYTES = 64 * 1024;
 
 /** Iterates key/value pairs (store prefix stripped) of one store at one version. */
 export class MvccIterator implements IterableIterator<[Buffer, Buffer]> {
@@ -127,6 +129,8 @@ export class MvccStore {
   readonly dir: string;
   readonly backend: Backend;
   #native: NativeStore;
+  /** get() values arrive here; larger ones come as their own Buffer. */
+  #scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
   /** Reused by getMany for the value lengths the addon reports. */
   #lengths = new Int32Array(256);
 
@@ -134,6 +138,7 @@ export class MvccStore {
     this.dir = dir;
     this.backend = backend;
     this.#native = nativeStore;
+    this.#native.setScratch(this.#scratch);
   }
 
   /** Opens or creates a store, replaying its changelog from the latest applied version. */
@@ -148,8 +153,9 @@ export class MvccStore {
 
   /** Logs then applies one block's changesets at `version` (0 is stored as 1); resolves once durable. */
   async applyChangesets(version: Version, changesets: readonly NamedChangeset[]): Promise<void> {
+    const entry = encodeChangelogEntry(version, changesets);
     try {
-      await this.#native.apply(version, changesets);
+      await this.#native.apply(entry);
     } catch (error) {
       throw toStoreError(error);
     }
@@ -166,11 +172,17 @@ export class MvccStore {
 
   /** Newest value of `key` at or below `version`; undefined when absent or below the earliest version. */
   get(store: string, version: Version, key: Uint8Array): Buffer | undefined {
+    let found: number | Buffer;
     try {
-      return this.#native.get(store, version, key);
+      found = this.#native.get(store, version, key);
     } catch (error) {
       throw toStoreError(error);
     }
+    if (typeof found !== 'number') return found;
+    if (found < 0) return undefined;
+    const value = Buffer.allocUnsafe(found);
+    this.#scratch.copy(value, 0, 0, found);
+    return value;
   }
 
   /** Whether `key` has a value at `version`. */

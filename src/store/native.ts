@@ -17,12 +17,6 @@ export interface NativeStoreOptions {
   createIfMissing?: boolean;
 }
 
-/** A changeset as the addon reads it. */
-export interface NativeChangeset {
-  name: string;
-  pairs: ReadonlyArray<{ key: Uint8Array; value: Uint8Array | null }>;
-}
-
 /** Statistics as the addon reports them. */
 export interface NativeStats {
   logicalBytesWritten: number;
@@ -42,11 +36,15 @@ export interface NativeIterator {
 
 /** The addon's store object. */
 export interface NativeStore {
-  get(store: string, version: number | bigint, key: Uint8Array): Buffer | undefined;
+  /** The value's length in the scratch buffer, -1 when absent, or a Buffer when larger. */
+  get(store: string, version: number | bigint, key: Uint8Array): number | Buffer;
+  /** The buffer get() copies values into. */
+  setScratch(buffer: Buffer): void;
   has(store: string, version: number | bigint, key: Uint8Array): boolean;
   /** Values found, concatenated; `lengths[i]` is key i's value length or -1 when absent. */
   getMany(store: string, version: number | bigint, keys: readonly Uint8Array[], lengths: Int32Array): Buffer;
-  apply(version: number | bigint, changesets: readonly NativeChangeset[]): Promise<void>;
+  /** Logs then applies one encoded changelog entry (see changelog-entry.ts). */
+  apply(entry: Uint8Array): Promise<void>;
   drain(): Promise<void>;
   latestVersion(): number | bigint;
   earliestVersion(): number | bigint;
