@@ -5,7 +5,7 @@
 
 #include "addon_data.h"
 #include "mvcc_iterator_binding.h"
-#include "mvcc_store_binding.h"
+#include "state_store_binding.h"
 
 namespace strata::binding {
 
@@ -13,9 +13,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   auto data = std::make_unique<AddonData>();
   std::shared_ptr<OpenStores> open_stores = data->open_stores;
   env.SetInstanceData(data.release());  // owned and deleted by the environment from here on
-  MvccStoreBinding::Init(env, exports);
+  StateStoreBinding::Init(env, exports);
   MvccIteratorBinding::Init(env, exports);
-  env.AddCleanupHook([open_stores] { MvccStoreBinding::CloseAll(*open_stores); });
+  env.AddCleanupHook([open_stores] { StateStoreBinding::CloseAll(*open_stores); });
   return exports;
 }
 

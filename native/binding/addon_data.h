@@ -9,12 +9,12 @@
 
 namespace strata::binding {
 
-class MvccStoreBinding;
+class StateStoreBinding;
 
 /// Stores still open in one environment; shared with the environment's cleanup hook,
 /// which may run after the instance data is gone.
 struct OpenStores {
-  std::set<MvccStoreBinding*> stores;
+  std::set<StateStoreBinding*> stores;
 };
 
 struct AddonData {

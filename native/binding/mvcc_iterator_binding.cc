@@ -2,7 +2,7 @@
 
 #include "addon_data.h"
 #include "convert.h"
-#include "mvcc_store_binding.h"
+#include "state_store_binding.h"
 
 namespace strata::binding {
 
@@ -10,7 +10,7 @@ namespace {
 
 // Hands the C++ iterator to the JS constructor without exposing a public factory.
 struct PendingIterator {
-  MvccStoreBinding* owner;
+  StateStoreBinding* owner;
   std::unique_ptr<MvccIterator> mvcc;
   std::unique_ptr<RawIterator> raw;
 };
@@ -29,14 +29,14 @@ void MvccIteratorBinding::Init(Napi::Env env, Napi::Object exports) {
   exports.Set("NativeMvccIterator", ctor);
 }
 
-Napi::Object MvccIteratorBinding::Wrap(Napi::Env env, Napi::Object owner_object, MvccStoreBinding* owner,
+Napi::Object MvccIteratorBinding::Wrap(Napi::Env env, Napi::Object owner_object, StateStoreBinding* owner,
                                        std::unique_ptr<MvccIterator> it) {
   PendingIterator pending{owner, std::move(it), nullptr};
   return GetAddonData(env).iterator_constructor.New(
       {Napi::External<PendingIterator>::New(env, &pending), owner_object});
 }
 
-Napi::Object MvccIteratorBinding::Wrap(Napi::Env env, Napi::Object owner_object, MvccStoreBinding* owner,
+Napi::Object MvccIteratorBinding::Wrap(Napi::Env env, Napi::Object owner_object, StateStoreBinding* owner,
                                        std::unique_ptr<RawIterator> it) {
   PendingIterator pending{owner, nullptr, std::move(it)};
   return GetAddonData(env).iterator_constructor.New(

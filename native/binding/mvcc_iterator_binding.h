@@ -10,15 +10,15 @@
 
 namespace strata::binding {
 
-class MvccStoreBinding;
+class StateStoreBinding;
 
 class MvccIteratorBinding : public Napi::ObjectWrap<MvccIteratorBinding> {
  public:
   static void Init(Napi::Env env, Napi::Object exports);
   /// Wraps an iterator of `owner` (whose JS object is `owner_object`) in a JS object.
-  static Napi::Object Wrap(Napi::Env env, Napi::Object owner_object, MvccStoreBinding* owner,
+  static Napi::Object Wrap(Napi::Env env, Napi::Object owner_object, StateStoreBinding* owner,
                            std::unique_ptr<MvccIterator> it);
-  static Napi::Object Wrap(Napi::Env env, Napi::Object owner_object, MvccStoreBinding* owner,
+  static Napi::Object Wrap(Napi::Env env, Napi::Object owner_object, StateStoreBinding* owner,
                            std::unique_ptr<RawIterator> it);
 
   explicit MvccIteratorBinding(const Napi::CallbackInfo& info);
@@ -31,7 +31,7 @@ class MvccIteratorBinding : public Napi::ObjectWrap<MvccIteratorBinding> {
   void CheckUsable(Napi::Env env);
 
   Napi::ObjectReference owner_object_;  // keeps the store alive while this iterator lives
-  MvccStoreBinding* owner_ = nullptr;
+  StateStoreBinding* owner_ = nullptr;
   std::unique_ptr<MvccIterator> mvcc_;
   std::unique_ptr<RawIterator> raw_;
 };

@@ -33,6 +33,10 @@ Error ClosedError() {
   return Error(ErrorCode::kClosed, "the state store is closed; open it again before using it");
 }
 
+Error ReadOnlyError() {
+  return Error(ErrorCode::kNotSupported, "the state store was opened read-only; open it read-write to change it");
+}
+
 // Checks the layout marker of `dir` against `layout`, writing it for a new store.
 void CheckLayoutMarker(const std::string& dir, Layout layout, bool create_if_missing) {
   fs::path marker = fs::path(dir) / kLayoutFile;
@@ -85,10 +89,23 @@ const char* LayoutName(Layout layout) { return layout == Layout::kPebble ? "pebb
 class MvccStoreImpl {
  public:
   MvccStoreImpl(std::string dir, const StoreOptions& options) : dir_(std::move(dir)), options_(options) {
-    CheckLayoutMarker(dir_, options_.layout, options_.create_if_missing);
+    CheckLayoutMarker(dir_, options_.layout, options_.create_if_missing && !options_.read_only);
     engine_ = options_.layout == Layout::kPebble ? OpenPebbleLayout(dir_, options_) : OpenRocksdbLayout(dir_, options_);
     latest_ = engine_->ReadMarker(LayoutEngine::Marker::kLatest);
     earliest_ = engine_->ReadMarker(LayoutEngine::Marker::kEarliest);
+    submitted_version_ = latest_;
+    keep_entries_ = options_.changelog_keep_entries > 0
+                        ? options_.changelog_keep_entries
+                        : std::max<uint64_t>(kMinChangelogEntries, std::max(options_.async_write_buffer, 0) + 1);
+    if (!options_.read_only && !options_.defer_recovery) Recover();
+  }
+
+  // Repairs and replays the changelog, then starts the writer threads.
+  void Recover() {
+    std::unique_lock<std::shared_mutex> guard(state_mu_);
+    CheckOpen();
+    if (options_.read_only) throw ReadOnlyError();
+    if (recovered_) return;
     changelog_ = std::make_unique<Changelog>((fs::path(dir_) / "changelog").string());
     changelog_->ReplayAfter(latest_, [this](std::string_view entry) {
       uint64_t version = StoredVersion(ChangelogEntryVersion(entry));
@@ -98,11 +115,15 @@ class MvccStoreImpl {
     });
     applied_index_ = changelog_->last_index();
     submitted_version_ = latest_;
-    keep_entries_ = options_.changelog_keep_entries > 0
-                        ? options_.changelog_keep_entries
-                        : std::max<uint64_t>(kMinChangelogEntries, std::max(options_.async_write_buffer, 0) + 1);
     logger_ = std::thread([this] { LoggerLoop(); });
     applier_ = std::thread([this] { ApplierLoop(); });
+    recovered_ = true;
+  }
+
+  void ReadChangelog(uint64_t version, const std::function<void(std::string_view)>& fn) {
+    std::shared_lock<std::shared_mutex> guard(state_mu_);
+    CheckWritable();
+    changelog_->ReplayAfter(version, fn);
   }
 
   ~MvccStoreImpl() {
@@ -117,7 +138,7 @@ class MvccStoreImpl {
 
   void Submit(std::string entry, WriteCallback done, bool ack_on_apply) {
     std::shared_lock<std::shared_mutex> guard(state_mu_);
-    if (closed_) throw ClosedError();
+    CheckWritable();
     if (entry.size() > kMaxChangelogEntryBytes) {
       throw Error(ErrorCode::kInvalidArgument, "block entry exceeds the 4 GiB changelog entry limit; split it");
     }
@@ -138,7 +159,7 @@ class MvccStoreImpl {
 
   void Drain(WriteCallback done) {
     std::shared_lock<std::shared_mutex> guard(state_mu_);
-    if (closed_) throw ClosedError();
+    CheckWritable();
     std::lock_guard<std::mutex> lock(mu_);
     log_queue_.push_back(Job{Job::kBarrier, 0, {}, std::move(done), true});
     log_cv_.notify_one();
@@ -189,7 +210,7 @@ class MvccStoreImpl {
 
   void RaiseMarker(LayoutEngine::Marker marker, uint64_t version) {
     std::shared_lock<std::shared_mutex> guard(state_mu_);
-    CheckOpen();
+    CheckWritable();
     std::lock_guard<std::mutex> lock(marker_mu_);
     std::atomic<uint64_t>& cached = marker == LayoutEngine::Marker::kLatest ? latest_ : earliest_;
     if (version <= cached) return;
@@ -199,7 +220,7 @@ class MvccStoreImpl {
 
   PruneResult Prune(uint64_t version) {
     std::shared_lock<std::shared_mutex> guard(state_mu_);
-    CheckOpen();
+    CheckWritable();
     if (version == UINT64_MAX) {
       throw Error(ErrorCode::kInvalidArgument, "cannot prune at the maximum version: nothing would remain readable");
     }
@@ -213,7 +234,7 @@ class MvccStoreImpl {
 
   void Import(uint64_t version, const std::vector<ImportItem>& items) {
     std::shared_lock<std::shared_mutex> guard(state_mu_);
-    CheckOpen();
+    CheckWritable();
     for (const auto& item : items) {
       CheckRead(item.store, item.key);
       logical_bytes_ += item.key.size() + item.value.size();
@@ -227,7 +248,7 @@ class MvccStoreImpl {
 
   void Compact() {
     std::shared_lock<std::shared_mutex> guard(state_mu_);
-    CheckOpen();
+    CheckWritable();
     engine_->Compact();
   }
 
@@ -243,8 +264,10 @@ class MvccStoreImpl {
                                       st->getTickerCount(rocksdb::COMPACTION_KEY_DROP_NEWER_ENTRY);
     }
     stats.pending_writes = pending_;
-    stats.changelog_first_index = changelog_->first_index();
-    stats.changelog_last_index = changelog_->last_index();
+    if (changelog_) {
+      stats.changelog_first_index = changelog_->first_index();
+      stats.changelog_last_index = changelog_->last_index();
+    }
     return stats;
   }
 
@@ -303,6 +326,15 @@ class MvccStoreImpl {
 
   void CheckOpen() const {
     if (closed_) throw ClosedError();
+  }
+
+  // Writes need an open, writable store whose changelog has been recovered.
+  void CheckWritable() const {
+    CheckOpen();
+    if (options_.read_only) throw ReadOnlyError();
+    if (!recovered_) {
+      throw Error(ErrorCode::kInvalidArgument, "state store " + dir_ + " was opened for recovery; call Recover() before writing");
+    }
   }
 
   static void CheckRead(std::string_view store, std::string_view key) {
@@ -427,6 +459,7 @@ class MvccStoreImpl {
   // Open/closed state: readers share it, Close takes it exclusively.
   std::shared_mutex state_mu_;
   bool closed_ = false;
+  bool recovered_ = false;
 
   // Writer pipeline.
   std::mutex mu_;
@@ -556,6 +589,12 @@ void MvccStore::Apply(uint64_t version, const std::vector<NamedChangeset>& chang
 }
 
 void MvccStore::Drain(WriteCallback done) { impl_->Drain(std::move(done)); }
+
+void MvccStore::Recover() { impl_->Recover(); }
+
+void MvccStore::ReadChangelog(uint64_t version, const std::function<void(std::string_view)>& fn) {
+  impl_->ReadChangelog(version, fn);
+}
 
 void MvccStore::WaitForPendingWrites() {
   impl_->Wait([&](WriteCallback done) { impl_->Drain(std::move(done)); });

@@ -201,20 +201,25 @@ class PebbleRawIterator final : public RawIterator {
 
 class PebbleLayout final : public LayoutEngine {
  public:
-  PebbleLayout(const std::string& dir, const StoreOptions& options) : dir_(dir) {
+  PebbleLayout(const std::string& dir, const StoreOptions& options)
+      : dir_(dir), log_only_stores_(options.log_only_stores) {
     options_ = BaseOptions(options, /*whole_key_filtering=*/false, &statistics_);
     options_.comparator = MvccComparator();
     options_.prefix_extractor = NewMvccUserKeyExtractor();
-    ClearIngestLeftovers(dir_);
     rocksdb::DB* raw = nullptr;
-    ThrowIfError(rocksdb::DB::Open(options_, dir, &raw), "open pebbledb-layout store at " + dir);
+    if (options.read_only) {
+      ThrowIfError(rocksdb::DB::OpenForReadOnly(options_, dir, &raw), "open pebbledb-layout store at " + dir);
+    } else {
+      ClearIngestLeftovers(dir_);
+      ThrowIfError(rocksdb::DB::Open(options_, dir, &raw), "open pebbledb-layout store at " + dir);
+    }
     db_.reset(raw);
   }
 
   ~PebbleLayout() override { ReleaseCaches(); }
 
   uint64_t WriteEntry(uint64_t version, std::string_view entry, uint64_t latest) override {
-    SortedBlock block(entry);
+    SortedBlock block(entry, log_only_stores_);
     std::string key, value;
     auto encode = [&](const SortedBlock::Pair& pair) {
       key.assign(pair.user_key);
@@ -401,6 +406,7 @@ class PebbleLayout final : public LayoutEngine {
   }
 
   std::string dir_;
+  std::vector<std::string> log_only_stores_;
   rocksdb::Options options_;
   std::mutex cache_mu_;
   std::unique_ptr<rocksdb::Iterator> cached_;

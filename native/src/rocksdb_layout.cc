@@ -121,9 +121,9 @@ class UdtRawIterator final : public RawIterator {
 
 class RocksdbLayout final : public LayoutEngine {
  public:
-  RocksdbLayout(const std::string& dir, const StoreOptions& options) : dir_(dir) {
+  RocksdbLayout(const std::string& dir, const StoreOptions& options)
+      : dir_(dir), log_only_stores_(options.log_only_stores) {
     rocksdb::Options o = BaseOptions(options, /*whole_key_filtering=*/true, &statistics_);
-    ClearIngestLeftovers(dir_);
     o.create_missing_column_families = true;
     o.memtable_prefix_bloom_size_ratio = 0;
     rocksdb::ColumnFamilyOptions data_options(o);
@@ -137,8 +137,14 @@ class RocksdbLayout final : public LayoutEngine {
     };
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* raw = nullptr;
-    ThrowIfError(rocksdb::DB::Open(rocksdb::DBOptions(o), dir, families, &handles, &raw),
-                 "open rocksdb-layout store at " + dir);
+    if (options.read_only) {
+      ThrowIfError(rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(o), dir, families, &handles, &raw),
+                   "open rocksdb-layout store at " + dir);
+    } else {
+      ClearIngestLeftovers(dir_);
+      ThrowIfError(rocksdb::DB::Open(rocksdb::DBOptions(o), dir, families, &handles, &raw),
+                   "open rocksdb-layout store at " + dir);
+    }
     db_.reset(raw);
     default_cf_ = handles[0];
     data_cf_ = handles[1];
@@ -150,7 +156,7 @@ class RocksdbLayout final : public LayoutEngine {
   }
 
   uint64_t WriteEntry(uint64_t version, std::string_view entry, uint64_t latest) override {
-    SortedBlock block(entry);
+    SortedBlock block(entry, log_only_stores_);
     std::string ts = Timestamp(version);
     auto slice = [](std::string_view s) { return rocksdb::Slice(s.data(), s.size()); };
     if (block.pairs().size() >= kBulkIngestPairs) {
@@ -305,6 +311,7 @@ class RocksdbLayout final : public LayoutEngine {
   }
 
   std::string dir_;
+  std::vector<std::string> log_only_stores_;
   rocksdb::Options data_options_;  // options of `state_storage`, for writing ingest files
   // Owned by db_; destroyed through DestroyColumnFamilyHandle before it closes.
   rocksdb::ColumnFamilyHandle* default_cf_ = nullptr;

@@ -7,7 +7,7 @@
 
 namespace strata {
 
-SortedBlock::SortedBlock(std::string_view entry) {
+SortedBlock::SortedBlock(std::string_view entry, const std::vector<std::string>& skip_stores) {
   // First pass: lay the user keys out in one arena (views into it stay valid once it stops
   // growing), remembering offsets.
   struct Raw {
@@ -18,12 +18,15 @@ SortedBlock::SortedBlock(std::string_view entry) {
   std::vector<Raw> raw;
   keys_.reserve(entry.size());
   std::string prefix;
+  bool skipping = false;
   VisitChangelogEntry(entry, {
       [&](std::string_view name, uint32_t pairs) {
+        skipping = std::find(skip_stores.begin(), skip_stores.end(), name) != skip_stores.end();
         prefix = encoding::StorePrefix(name);
-        raw.reserve(raw.size() + pairs);
+        if (!skipping) raw.reserve(raw.size() + pairs);
       },
       [&](std::string_view key, std::optional<std::string_view> value) {
+        if (skipping) return;
         logical_bytes_ += key.size() + (value ? value->size() : 0);
         size_t offset = keys_.size();
         keys_.append(prefix);

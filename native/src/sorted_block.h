@@ -17,8 +17,9 @@ namespace strata {
 
 class SortedBlock {
  public:
-  /// Decodes `entry` and sorts its pairs; throws kCorruption on a malformed entry.
-  explicit SortedBlock(std::string_view entry);
+  /// Decodes `entry` and sorts its pairs, leaving out changesets of `skip_stores`; throws
+  /// kCorruption on a malformed entry.
+  SortedBlock(std::string_view entry, const std::vector<std::string>& skip_stores);
 
   struct Pair {
     std::string_view user_key;              // s/k:<store>/<key>

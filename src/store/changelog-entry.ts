@@ -10,7 +10,7 @@
  * All integers little-endian. The native core re-validates the structure before logging.
  */
 import { InvalidArgumentError } from './errors.js';
-import type { NamedChangeset, Version } from './mvcc-store.js';
+import type { NamedChangeset, Version } from './state-store.js';
 
 const MAX_U64 = (1n << 64n) - 1n;
 const MAX_ENTRY_BYTES = 0xffffffff;

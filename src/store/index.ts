@@ -1,6 +1,8 @@
 /** The state store's public surface. */
+export { MvccStore } from './mvcc-store.js';
+export { EvmStateStore, type EvmStoreOptions } from './evm-state-store.js';
 export {
-  MvccStore,
+  StateStore,
   MvccIterator,
   type Backend,
   type Version,
@@ -12,5 +14,5 @@ export {
   type IteratorOptions,
   type PruneResult,
   type StoreStats,
-} from './mvcc-store.js';
+} from './state-store.js';
 export * from './errors.js';

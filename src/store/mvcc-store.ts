@@ -1,236 +1,26 @@
 /**
- * MvccStore: the versioned key/value engine behind the State Store, as a typed class.
- *
- * Reads are synchronous point queries or iterators at a version. Writes, pruning, import and
- * compaction run off the JS thread and return promises. A block's changesets are logged to the
- * store's own changelog before they are applied, so an acknowledged block survives a crash.
+ * MvccStore: the versioned key/value engine behind the State Store — the Cosmos SS of a split
+ * node, or the only SS without the split. Adds iteration helpers and compaction to StateStore.
  */
-import { native, type NativeIterator, type NativeStats, type NativeStore } from './native.js';
 import { toStoreError } from './errors.js';
-import { encodeChangelogEntry } from './changelog-entry.js';
-
-/** On-disk layout, as named by the `ss-backend` setting. */
-export type Backend = 'pebbledb' | 'rocksdb';
-
-/** A block height: a non-negative integer, as a bigint above 2^53 - 1. */
-export type Version = number | bigint;
-
-/** Options of one store. */
-export interface MvccStoreOptions {
-  /** Layout on disk; default `pebbledb`. */
-  backend?: Backend;
-  /** Blocks that may wait between changelog and DB (`ss-async-write-buffer`); <= 0 = acknowledge after apply. Default 100. */
-  asyncWriteBuffer?: number;
-  /** Changelog entries kept after apply; default max(1000, asyncWriteBuffer + 1). */
-  changelogKeepEntries?: number;
-  /** RocksDB block cache size in bytes; default 512 MiB. */
-  blockCacheBytes?: number;
-  /** Collect RocksDB statistics (write amplification figures); default true. */
-  statistics?: boolean;
-  /** Create the store when the directory holds none; default true (false for tools). */
-  createIfMissing?: boolean;
-}
-
-/** One key change: `value: null` deletes the key. */
-export interface KVPair {
-  key: Uint8Array;
-  value: Uint8Array | null;
-}
-
-/** The changes of one module store in one block. */
-export interface NamedChangeset {
-  name: string;
-  pairs: readonly KVPair[];
-}
-
-/** One item of a bulk import. */
-export interface ImportItem {
-  store: string;
-  key: Uint8Array;
-  value: Uint8Array;
-}
-
-/** One stored version of a key, as seen by {@link MvccStore.rawEntries}. */
-export interface RawEntry {
-  store: string;
-  key: Buffer;
-  value: Buffer;
-  version: Version;
-}
-
-/** Range and direction of an iterator; `start` is inclusive, `end` exclusive. */
-export interface IteratorOptions {
-  start?: Uint8Array;
-  end?: Uint8Array;
-  reverse?: boolean;
-}
-
-/** Result of a prune pass. */
-export interface PruneResult {
-  versionsDeleted: number;
-}
-
-/** Store statistics for operators and benchmarks. */
-export type StoreStats = NativeStats;
+import type { NativeIterator } from './native.js';
+import { StateStore, type Backend, type MvccStoreOptions, type RawEntry, type Version } from './state-store.js';
 
 const ITERATOR_BATCH = 256;
-const SCRATCH_BYTES = 64 * 1024;
-
-/** Iterates key/value pairs (store prefix stripped) of one store at one version. */
-export class MvccIterator implements IterableIterator<[Buffer, Buffer]> {
-  #native: NativeIterator | undefined;
-  #batch: Array<Buffer | string | number | bigint> = [];
-  #pos = 0;
-
-  /** @internal */
-  constructor(nativeIterator: NativeIterator) {
-    this.#native = nativeIterator;
-  }
-
-  [Symbol.iterator](): this {
-    return this;
-  }
-
-  next(): IteratorResult<[Buffer, Buffer]> {
-    if (this.#pos >= this.#batch.length && !this.#refill()) return { done: true, value: undefined };
-    const key = this.#batch[this.#pos++] as Buffer;
-    const value = this.#batch[this.#pos++] as Buffer;
-    return { done: false, value: [key, value] };
-  }
-
-  /** Ends iteration early (also called by `break` in a for-of loop). */
-  return(): IteratorResult<[Buffer, Buffer]> {
-    this.close();
-    return { done: true, value: undefined };
-  }
-
-  /** Releases the native iterator. */
-  close(): void {
-    this.#native?.close();
-    this.#native = undefined;
-    this.#batch = [];
-  }
-
-  #refill(): boolean {
-    if (!this.#native) return false;
-    try {
-      this.#batch = this.#native.nextBatch(ITERATOR_BATCH);
-    } catch (error) {
-      throw toStoreError(error);
-    }
-    this.#pos = 0;
-    if (this.#batch.length === 0) this.close();
-    return this.#batch.length > 0;
-  }
-}
 
 /** A versioned key/value store in one directory. */
-export class MvccStore {
-  readonly dir: string;
-  readonly backend: Backend;
-  #native: NativeStore;
-  /** get() values arrive here; larger ones come as their own Buffer. */
-  #scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
-  /** Reused by getMany for the value lengths the addon reports. */
-  #lengths = new Int32Array(256);
-
-  private constructor(dir: string, backend: Backend, nativeStore: NativeStore) {
-    this.dir = dir;
-    this.backend = backend;
-    this.#native = nativeStore;
-    this.#native.setScratch(this.#scratch);
-  }
-
+export class MvccStore extends StateStore {
   /** Opens or creates a store, replaying its changelog from the latest applied version. */
   static async open(dir: string, options: MvccStoreOptions = {}): Promise<MvccStore> {
-    const backend = options.backend ?? 'pebbledb';
-    try {
-      return new MvccStore(dir, backend, await native.NativeMvccStore.open(dir, { ...options, backend }));
-    } catch (error) {
-      throw toStoreError(error);
-    }
-  }
-
-  /** Logs then applies one block's changesets at `version` (0 is stored as 1); resolves once durable. */
-  async applyChangesets(version: Version, changesets: readonly NamedChangeset[]): Promise<void> {
-    const entry = encodeChangelogEntry(version, changesets);
-    try {
-      await this.#native.apply(entry);
-    } catch (error) {
-      throw toStoreError(error);
-    }
-  }
-
-  /** Resolves once every write submitted before it has been applied to the DB. */
-  async drain(): Promise<void> {
-    try {
-      await this.#native.drain();
-    } catch (error) {
-      throw toStoreError(error);
-    }
-  }
-
-  /** Newest value of `key` at or below `version`; undefined when absent or below the earliest version. */
-  get(store: string, version: Version, key: Uint8Array): Buffer | undefined {
-    let found: number | Buffer;
-    try {
-      found = this.#native.get(store, version, key);
-    } catch (error) {
-      throw toStoreError(error);
-    }
-    if (typeof found !== 'number') return found;
-    if (found < 0) return undefined;
-    const value = Buffer.allocUnsafe(found);
-    this.#scratch.copy(value, 0, 0, found);
-    return value;
-  }
-
-  /** Whether `key` has a value at `version`. */
-  has(store: string, version: Version, key: Uint8Array): boolean {
-    try {
-      return this.#native.has(store, version, key);
-    } catch (error) {
-      throw toStoreError(error);
-    }
-  }
-
-  /** {@link get} for many keys at one version, in one native call. */
-  getMany(store: string, version: Version, keys: readonly Uint8Array[]): Array<Buffer | undefined> {
-    if (this.#lengths.length < keys.length) this.#lengths = new Int32Array(keys.length);
-    const lengths = this.#lengths;
-    let packed: Buffer;
-    try {
-      packed = this.#native.getMany(store, version, keys, lengths);
-    } catch (error) {
-      throw toStoreError(error);
-    }
-    const values = new Array<Buffer | undefined>(keys.length);
-    let offset = 0;
-    for (let i = 0; i < keys.length; i++) {
-      const length = lengths[i]!;
-      if (length < 0) continue;
-      values[i] = packed.subarray(offset, offset + length);
-      offset += length;
-    }
-    return values;
-  }
-
-  /** Iterates the newest visible value of each key of `store` in [start, end) at `version`. */
-  iterator(store: string, version: Version, options: IteratorOptions = {}): MvccIterator {
-    try {
-      return new MvccIterator(
-        this.#native.iterator(store, version, options.start ?? null, options.end ?? null, options.reverse ?? false),
-      );
-    } catch (error) {
-      throw toStoreError(error);
-    }
+    const backend: Backend = options.backend ?? 'pebbledb';
+    return new MvccStore(dir, backend, await StateStore.openNative('mvcc', dir, { ...options, backend }));
   }
 
   /** Every stored version of every key, tombstones excluded (for dump tools). */
   *rawEntries(): Generator<RawEntry> {
     let it: NativeIterator;
     try {
-      it = this.#native.rawIterator();
+      it = this.nativeStore.rawIterator();
     } catch (error) {
       throw toStoreError(error);
     }
@@ -257,80 +47,13 @@ export class MvccStore {
     }
   }
 
-  /** Latest applied version (0 for an empty store). */
-  latestVersion(): Version {
-    return this.#call(() => this.#native.latestVersion());
-  }
-
-  /** Earliest readable version; reads below it find nothing. */
-  earliestVersion(): Version {
-    return this.#call(() => this.#native.earliestVersion());
-  }
-
-  /** Raises the latest version marker (never lowers it). */
-  setLatestVersion(version: Version): void {
-    this.#call(() => this.#native.setLatestVersion(version));
-  }
-
-  /** Raises the earliest version marker (never lowers it). */
-  setEarliestVersion(version: Version): void {
-    this.#call(() => this.#native.setEarliestVersion(version));
-  }
-
-  /** Deletes every version at or below `version` except each key's newest; earliest becomes version + 1. */
-  async prune(version: Version): Promise<PruneResult> {
-    try {
-      return await this.#native.prune(version);
-    } catch (error) {
-      throw toStoreError(error);
-    }
-  }
-
-  /** Writes `items` at one version, bypassing the changelog (state sync); raises latest. */
-  async import(version: Version, items: Iterable<ImportItem> | AsyncIterable<ImportItem>, chunk = 10_000): Promise<void> {
-    let batch: ImportItem[] = [];
-    try {
-      for await (const item of items) {
-        batch.push(item);
-        if (batch.length >= chunk) {
-          await this.#native.import(version, batch);
-          batch = [];
-        }
-      }
-      await this.#native.import(version, batch);
-    } catch (error) {
-      throw toStoreError(error);
-    }
-  }
-
   /** Full manual compaction. */
   async compact(): Promise<void> {
     try {
-      await this.#native.compact();
+      await this.nativeStore.compact();
     } catch (error) {
       throw toStoreError(error);
     }
   }
 
-  /** RocksDB and changelog statistics. */
-  stats(): StoreStats {
-    return this.#call(() => this.#native.stats());
-  }
-
-  /** Drains pending writes, stops the writer and closes the DB; later calls throw StoreClosedError. */
-  async close(): Promise<void> {
-    try {
-      await this.#native.close();
-    } catch (error) {
-      throw toStoreError(error);
-    }
-  }
-
-  #call<T>(fn: () => T): T {
-    try {
-      return fn();
-    } catch (error) {
-      throw toStoreError(error);
-    }
-  }
 }

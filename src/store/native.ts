@@ -15,6 +15,11 @@ export interface NativeStoreOptions {
   blockCacheBytes?: number;
   statistics?: boolean;
   createIfMissing?: boolean;
+  readOnly?: boolean;
+  deferRecovery?: boolean;
+  logOnlyStores?: string[];
+  /** EVM SS only: one DB per key family. */
+  separateDbs?: boolean;
 }
 
 /** Statistics as the addon reports them. */
@@ -41,11 +46,14 @@ export interface NativeStore {
   /** The buffer get() copies values into. */
   setScratch(buffer: Buffer): void;
   has(store: string, version: number | bigint, key: Uint8Array): boolean;
-  /** Values found, concatenated; `lengths[i]` is key i's value length or -1 when absent. */
-  getMany(store: string, version: number | bigint, keys: readonly Uint8Array[], lengths: Int32Array): Buffer;
+  /** Values found, packed; `slots[2i]`, `slots[2i+1]` are key i's offset and length (-1 = absent). */
+  getMany(store: string, version: number | bigint, keys: readonly Uint8Array[], slots: Int32Array): Buffer;
   /** Logs then applies one encoded changelog entry (see changelog-entry.ts). */
   apply(entry: Uint8Array): Promise<void>;
   drain(): Promise<void>;
+  recover(): Promise<void>;
+  /** EVM SS only: catches up from the Cosmos SS changelog. */
+  catchUpFrom(cosmos: NativeStore): Promise<void>;
   latestVersion(): number | bigint;
   earliestVersion(): number | bigint;
   setLatestVersion(version: number | bigint): void;
@@ -69,7 +77,7 @@ export interface NativeStore {
 }
 
 interface NativeModule {
-  NativeMvccStore: { open(dir: string, options: NativeStoreOptions): Promise<NativeStore> };
+  NativeStateStore: { open(kind: 'mvcc' | 'evm', dir: string, options: NativeStoreOptions): Promise<NativeStore> };
 }
 
 /** Finds build/Release/strata_native.node from src/store or dist/src/store. */

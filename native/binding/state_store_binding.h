@@ -1,4 +1,5 @@
-// NativeMvccStore: the JavaScript class over strata::MvccStore.
+// NativeStateStore: the JavaScript class over a strata::VersionedStore — an MvccStore (the
+// Cosmos SS, or the only SS without the split) or an EvmStateStore.
 #pragma once
 
 #include <napi.h>
@@ -6,22 +7,22 @@
 #include <memory>
 
 #include "addon_data.h"
-#include "strata/mvcc_store.h"
+#include "strata/versioned_store.h"
 
 namespace strata::binding {
 
-class MvccStoreBinding : public Napi::ObjectWrap<MvccStoreBinding> {
+class StateStoreBinding : public Napi::ObjectWrap<StateStoreBinding> {
  public:
   static void Init(Napi::Env env, Napi::Object exports);
   /// Closes every store still open in an environment that is shutting down.
   static void CloseAll(OpenStores& open_stores);
 
-  /// Constructed only by NativeMvccStore.open, with the opened store as an External.
-  explicit MvccStoreBinding(const Napi::CallbackInfo& info);
-  ~MvccStoreBinding() override;
+  /// Constructed only by NativeStateStore.open, with the opened store as an External.
+  explicit StateStoreBinding(const Napi::CallbackInfo& info);
+  ~StateStoreBinding() override;
 
   /// The store, or a STRATA_CLOSED error once close() was called.
-  MvccStore& store(Napi::Env env);
+  VersionedStore& store(Napi::Env env);
   /// Whether close() was called (iterators check it before touching the store).
   bool closing() const;
 
@@ -36,6 +37,8 @@ class MvccStoreBinding : public Napi::ObjectWrap<MvccStoreBinding> {
   Napi::Value GetMany(const Napi::CallbackInfo& info);
   Napi::Value Apply(const Napi::CallbackInfo& info);
   Napi::Value Drain(const Napi::CallbackInfo& info);
+  Napi::Value Recover(const Napi::CallbackInfo& info);
+  Napi::Value CatchUpFrom(const Napi::CallbackInfo& info);
   Napi::Value LatestVersion(const Napi::CallbackInfo& info);
   Napi::Value EarliestVersion(const Napi::CallbackInfo& info);
   Napi::Value SetLatestVersion(const Napi::CallbackInfo& info);
@@ -48,7 +51,7 @@ class MvccStoreBinding : public Napi::ObjectWrap<MvccStoreBinding> {
   Napi::Value RawIterator(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);
 
-  std::unique_ptr<MvccStore> store_;
+  std::unique_ptr<VersionedStore> store_;
   std::shared_ptr<OpenStores> open_stores_;
   Napi::ObjectReference scratch_ref_;
   char* scratch_ = nullptr;

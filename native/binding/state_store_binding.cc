@@ -1,4 +1,4 @@
-#include "mvcc_store_binding.h"
+#include "state_store_binding.h"
 
 #include <algorithm>
 #include <cstring>
@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "convert.h"
+#include "strata/evm_state_store.h"
+#include "strata/mvcc_store.h"
 #include "mvcc_iterator_binding.h"
 
 namespace strata::binding {
@@ -34,6 +36,11 @@ StoreOptions ToStoreOptions(const Napi::Value& value) {
   }
   if (auto v = integer("changelogKeepEntries", 0)) options.changelog_keep_entries = static_cast<uint64_t>(*v);
   if (auto v = integer("blockCacheBytes", 1 << 20)) options.block_cache_bytes = static_cast<uint64_t>(*v);
+  if (o.Has("logOnlyStores") && !o.Get("logOnlyStores").IsUndefined()) {
+    if (!o.Get("logOnlyStores").IsArray()) ThrowInvalid(env, "logOnlyStores must be an array of store names");
+    Napi::Array names = o.Get("logOnlyStores").As<Napi::Array>();
+    for (uint32_t i = 0; i < names.Length(); ++i) options.log_only_stores.push_back(ToUtf8(names.Get(i), "logOnlyStores entry"));
+  }
   auto flag = [&](const char* name, bool* out) {
     if (!o.Has(name) || o.Get(name).IsUndefined()) return;
     if (!o.Get(name).IsBoolean()) ThrowInvalid(env, std::string(name) + " must be a boolean");
@@ -41,6 +48,8 @@ StoreOptions ToStoreOptions(const Napi::Value& value) {
   };
   flag("statistics", &options.statistics);
   flag("createIfMissing", &options.create_if_missing);
+  flag("readOnly", &options.read_only);
+  flag("deferRecovery", &options.defer_recovery);
   return options;
 }
 
@@ -51,35 +60,37 @@ std::optional<std::string_view> OptionalBytes(const Napi::Value& value, const ch
 
 }  // namespace
 
-void MvccStoreBinding::Init(Napi::Env env, Napi::Object exports) {
+void StateStoreBinding::Init(Napi::Env env, Napi::Object exports) {
   Napi::Function ctor = DefineClass(
-      env, "NativeMvccStore",
+      env, "NativeStateStore",
       {
-          StaticMethod<&MvccStoreBinding::Open>("open"),
-          InstanceMethod<&MvccStoreBinding::Get>("get"),
-          InstanceMethod<&MvccStoreBinding::SetScratch>("setScratch"),
-          InstanceMethod<&MvccStoreBinding::Has>("has"),
-          InstanceMethod<&MvccStoreBinding::GetMany>("getMany"),
-          InstanceMethod<&MvccStoreBinding::Apply>("apply"),
-          InstanceMethod<&MvccStoreBinding::Drain>("drain"),
-          InstanceMethod<&MvccStoreBinding::LatestVersion>("latestVersion"),
-          InstanceMethod<&MvccStoreBinding::EarliestVersion>("earliestVersion"),
-          InstanceMethod<&MvccStoreBinding::SetLatestVersion>("setLatestVersion"),
-          InstanceMethod<&MvccStoreBinding::SetEarliestVersion>("setEarliestVersion"),
-          InstanceMethod<&MvccStoreBinding::Prune>("prune"),
-          InstanceMethod<&MvccStoreBinding::Import>("import"),
-          InstanceMethod<&MvccStoreBinding::Compact>("compact"),
-          InstanceMethod<&MvccStoreBinding::Stats>("stats"),
-          InstanceMethod<&MvccStoreBinding::Iterator>("iterator"),
-          InstanceMethod<&MvccStoreBinding::RawIterator>("rawIterator"),
-          InstanceMethod<&MvccStoreBinding::Close>("close"),
+          StaticMethod<&StateStoreBinding::Open>("open"),
+          InstanceMethod<&StateStoreBinding::Get>("get"),
+          InstanceMethod<&StateStoreBinding::SetScratch>("setScratch"),
+          InstanceMethod<&StateStoreBinding::Has>("has"),
+          InstanceMethod<&StateStoreBinding::GetMany>("getMany"),
+          InstanceMethod<&StateStoreBinding::Apply>("apply"),
+          InstanceMethod<&StateStoreBinding::Drain>("drain"),
+          InstanceMethod<&StateStoreBinding::Recover>("recover"),
+          InstanceMethod<&StateStoreBinding::CatchUpFrom>("catchUpFrom"),
+          InstanceMethod<&StateStoreBinding::LatestVersion>("latestVersion"),
+          InstanceMethod<&StateStoreBinding::EarliestVersion>("earliestVersion"),
+          InstanceMethod<&StateStoreBinding::SetLatestVersion>("setLatestVersion"),
+          InstanceMethod<&StateStoreBinding::SetEarliestVersion>("setEarliestVersion"),
+          InstanceMethod<&StateStoreBinding::Prune>("prune"),
+          InstanceMethod<&StateStoreBinding::Import>("import"),
+          InstanceMethod<&StateStoreBinding::Compact>("compact"),
+          InstanceMethod<&StateStoreBinding::Stats>("stats"),
+          InstanceMethod<&StateStoreBinding::Iterator>("iterator"),
+          InstanceMethod<&StateStoreBinding::RawIterator>("rawIterator"),
+          InstanceMethod<&StateStoreBinding::Close>("close"),
       });
   GetAddonData(env).store_constructor = Napi::Persistent(ctor);
-  exports.Set("NativeMvccStore", ctor);
+  exports.Set("NativeStateStore", ctor);
 }
 
-void MvccStoreBinding::CloseAll(OpenStores& open_stores) {
-  for (MvccStoreBinding* binding : open_stores.stores) {
+void StateStoreBinding::CloseAll(OpenStores& open_stores) {
+  for (StateStoreBinding* binding : open_stores.stores) {
     binding->closing_ = true;
     try {
       binding->store_->Close();
@@ -90,36 +101,46 @@ void MvccStoreBinding::CloseAll(OpenStores& open_stores) {
   open_stores.stores.clear();
 }
 
-MvccStoreBinding::MvccStoreBinding(const Napi::CallbackInfo& info) : Napi::ObjectWrap<MvccStoreBinding>(info) {
+StateStoreBinding::StateStoreBinding(const Napi::CallbackInfo& info) : Napi::ObjectWrap<StateStoreBinding>(info) {
   if (info.Length() != 1 || !info[0].IsExternal()) {
-    throw Napi::TypeError::New(info.Env(), "NativeMvccStore is created by NativeMvccStore.open(dir, options)");
+    throw Napi::TypeError::New(info.Env(), "NativeStateStore is created by NativeStateStore.open(kind, dir, options)");
   }
-  store_.reset(info[0].As<Napi::External<MvccStore>>().Data());
+  store_.reset(info[0].As<Napi::External<VersionedStore>>().Data());
   open_stores_ = GetAddonData(info.Env()).open_stores;
   open_stores_->stores.insert(this);
 }
 
-MvccStoreBinding::~MvccStoreBinding() {
+StateStoreBinding::~StateStoreBinding() {
   if (open_stores_) open_stores_->stores.erase(this);
 }
 
-MvccStore& MvccStoreBinding::store(Napi::Env env) {
+VersionedStore& StateStoreBinding::store(Napi::Env env) {
   if (closing_) {
     throw MakeError(env, ErrorCode::kClosed, "the state store is closed; open it again before using it");
   }
   return *store_;
 }
 
-Napi::Value MvccStoreBinding::Open(const Napi::CallbackInfo& info) {
+Napi::Value StateStoreBinding::Open(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  std::string dir = ToUtf8(info[0], "store directory");
+  std::string kind = ToUtf8(info[0], "store kind");
+  if (kind != "mvcc" && kind != "evm") ThrowInvalid(env, "store kind must be \"mvcc\" or \"evm\"");
+  std::string dir = ToUtf8(info[1], "store directory");
   if (dir.empty()) ThrowInvalid(env, "store directory is empty");
-  StoreOptions options = Translate(env, [&] { return ToStoreOptions(info[1]); });
-  auto opened = std::make_shared<std::unique_ptr<MvccStore>>();
+  StoreOptions options = Translate(env, [&] { return ToStoreOptions(info[2]); });
+  bool separate_dbs = info[2].IsObject() && info[2].As<Napi::Object>().Get("separateDbs").ToBoolean().Value();
+  auto opened = std::make_shared<std::unique_ptr<VersionedStore>>();
   return PromiseWorker::Queue(
-      env, Napi::Object::New(env), [dir, options, opened] { *opened = MvccStore::Open(dir, options); },
+      env, Napi::Object::New(env),
+      [kind, dir, options, separate_dbs, opened] {
+        if (kind == "evm") {
+          *opened = EvmStateStore::Open(dir, EvmStoreOptions{options, separate_dbs});
+        } else {
+          *opened = MvccStore::Open(dir, options);
+        }
+      },
       [opened](Napi::Env env) -> Napi::Value {
-        auto external = Napi::External<MvccStore>::New(env, opened->get());
+        auto external = Napi::External<VersionedStore>::New(env, opened->get());
         Napi::Object object = GetAddonData(env).store_constructor.New({external});
         opened->release();  // now owned by the JS object
         return object;
@@ -152,19 +173,26 @@ class ScratchSink final : public ValueSink {
   Napi::Value result_;
 };
 
-// Packs the values found into one buffer and records each key's value length (-1 when
-// absent): one JS allocation per batch instead of one per key.
+// Packs the values found into one buffer and records each key's [offset, length] (length -1
+// when absent): one JS allocation per batch instead of one per key. Values may arrive in any
+// order (the EVM SS reads each sub-DB's keys together).
 class PackingSink final : public ValueSink {
  public:
-  PackingSink(int32_t* lengths, size_t count) : lengths_(lengths) { std::fill(lengths_, lengths_ + count, -1); }
+  PackingSink(int32_t* slots, size_t count) : slots_(slots) {
+    for (size_t i = 0; i < count; ++i) {
+      slots_[2 * i] = 0;
+      slots_[2 * i + 1] = -1;
+    }
+  }
   void Found(size_t index, std::string_view value) override {
-    lengths_[index] = static_cast<int32_t>(value.size());
+    slots_[2 * index] = static_cast<int32_t>(packed_.size());
+    slots_[2 * index + 1] = static_cast<int32_t>(value.size());
     packed_.append(value);
   }
   const std::string& packed() const { return packed_; }
 
  private:
-  int32_t* lengths_;
+  int32_t* slots_;
   std::string packed_;
 };
 
@@ -180,9 +208,9 @@ class CountingSink final : public ValueSink {
 
 }  // namespace
 
-Napi::Value MvccStoreBinding::Get(const Napi::CallbackInfo& info) {
+Napi::Value StateStoreBinding::Get(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MvccStore& s = store(env);
+  VersionedStore& s = store(env);
   Utf8Arg name(info[0], "store name");
   uint64_t version = ToVersion(info[1], "version");
   std::string_view key = ToBytes(info[2], "key");
@@ -192,7 +220,7 @@ Napi::Value MvccStoreBinding::Get(const Napi::CallbackInfo& info) {
   return sink.result();
 }
 
-Napi::Value MvccStoreBinding::SetScratch(const Napi::CallbackInfo& info) {
+Napi::Value StateStoreBinding::SetScratch(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::string_view bytes = ToBytes(info[0], "scratch buffer");
   scratch_ref_ = Napi::Persistent(info[0].As<Napi::Object>());  // keeps the memory alive
@@ -201,9 +229,9 @@ Napi::Value MvccStoreBinding::SetScratch(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-Napi::Value MvccStoreBinding::Has(const Napi::CallbackInfo& info) {
+Napi::Value StateStoreBinding::Has(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MvccStore& s = store(env);
+  VersionedStore& s = store(env);
   Utf8Arg name(info[0], "store name");
   uint64_t version = ToVersion(info[1], "version");
   std::string_view key = ToBytes(info[2], "key");
@@ -212,9 +240,9 @@ Napi::Value MvccStoreBinding::Has(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(env, sink.found() > 0);
 }
 
-Napi::Value MvccStoreBinding::GetMany(const Napi::CallbackInfo& info) {
+Napi::Value StateStoreBinding::GetMany(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MvccStore& s = store(env);
+  VersionedStore& s = store(env);
   Utf8Arg name(info[0], "store name");
   uint64_t version = ToVersion(info[1], "version");
   if (!info[2].IsArray()) ThrowInvalid(env, "keys must be an array of Uint8Array");
@@ -222,17 +250,18 @@ Napi::Value MvccStoreBinding::GetMany(const Napi::CallbackInfo& info) {
   std::vector<std::string_view> keys(keys_array.Length());
   for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = ToBytes(keys_array.Get(i), "key");
   if (!info[3].IsTypedArray() || info[3].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array ||
-      info[3].As<Napi::Int32Array>().ElementLength() < keys.size()) {
-    ThrowInvalid(env, "getMany needs an Int32Array with one slot per key for the value lengths");
+      info[3].As<Napi::Int32Array>().ElementLength() < 2 * keys.size()) {
+    ThrowInvalid(env, "getMany needs an Int32Array with two slots per key for value offsets and lengths");
   }
+  if (keys.size() > INT32_MAX / 2) ThrowInvalid(env, "getMany takes at most 2^30 keys per call");
   PackingSink sink(info[3].As<Napi::Int32Array>().Data(), keys.size());
   Translate(env, [&] { s.Read(name.view(), version, keys.data(), keys.size(), sink); });
   return ToBuffer(env, sink.packed());
 }
 
-Napi::Value MvccStoreBinding::Apply(const Napi::CallbackInfo& info) {
+Napi::Value StateStoreBinding::Apply(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MvccStore& s = store(env);
+  VersionedStore& s = store(env);
   std::string entry(ToBytes(info[0], "changelog entry"));
   auto [promise, settle] = CrossThreadPromise::Create(env, "strata.apply");
   try {
@@ -243,9 +272,9 @@ Napi::Value MvccStoreBinding::Apply(const Napi::CallbackInfo& info) {
   return promise;
 }
 
-Napi::Value MvccStoreBinding::Drain(const Napi::CallbackInfo& info) {
+Napi::Value StateStoreBinding::Drain(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MvccStore& s = store(env);
+  VersionedStore& s = store(env);
   auto [promise, settle] = CrossThreadPromise::Create(env, "strata.drain");
   try {
     s.Drain(settle);
@@ -255,37 +284,60 @@ Napi::Value MvccStoreBinding::Drain(const Napi::CallbackInfo& info) {
   return promise;
 }
 
-Napi::Value MvccStoreBinding::LatestVersion(const Napi::CallbackInfo& info) {
+Napi::Value StateStoreBinding::Recover(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MvccStore& s = store(env);
+  VersionedStore* s = &store(env);
+  return PromiseWorker::Queue(
+      env, Value(), [s] { s->Recover(); }, [](Napi::Env env) -> Napi::Value { return env.Undefined(); });
+}
+
+Napi::Value StateStoreBinding::CatchUpFrom(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto* evm = dynamic_cast<EvmStateStore*>(&store(env));
+  if (evm == nullptr) ThrowInvalid(env, "catchUpFrom is a method of the EVM SS");
+  if (!info[0].IsObject()) ThrowInvalid(env, "catchUpFrom needs the Cosmos SS store object");
+  StateStoreBinding* other = StateStoreBinding::Unwrap(info[0].As<Napi::Object>());
+  auto* cosmos = dynamic_cast<MvccStore*>(&other->store(env));
+  if (cosmos == nullptr) ThrowInvalid(env, "catchUpFrom needs the Cosmos SS (an MVCC store)");
+  Napi::Object keep = Napi::Object::New(env);
+  keep.Set("self", Value());
+  keep.Set("cosmos", info[0]);
+  return PromiseWorker::Queue(
+      env, keep, [evm, cosmos] { evm->CatchUpFrom(*cosmos); },
+      [](Napi::Env env) -> Napi::Value { return env.Undefined(); });
+}
+
+Napi::Value StateStoreBinding::LatestVersion(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  VersionedStore& s = store(env);
   return FromVersion(env, Translate(env, [&] { return s.LatestVersion(); }));
 }
 
-Napi::Value MvccStoreBinding::EarliestVersion(const Napi::CallbackInfo& info) {
+Napi::Value StateStoreBinding::EarliestVersion(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MvccStore& s = store(env);
+  VersionedStore& s = store(env);
   return FromVersion(env, Translate(env, [&] { return s.EarliestVersion(); }));
 }
 
-Napi::Value MvccStoreBinding::SetLatestVersion(const Napi::CallbackInfo& info) {
+Napi::Value StateStoreBinding::SetLatestVersion(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MvccStore& s = store(env);
+  VersionedStore& s = store(env);
   uint64_t version = ToVersion(info[0], "version");
   Translate(env, [&] { s.SetLatestVersion(version); });
   return env.Undefined();
 }
 
-Napi::Value MvccStoreBinding::SetEarliestVersion(const Napi::CallbackInfo& info) {
+Napi::Value StateStoreBinding::SetEarliestVersion(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MvccStore& s = store(env);
+  VersionedStore& s = store(env);
   uint64_t version = ToVersion(info[0], "version");
   Translate(env, [&] { s.SetEarliestVersion(version); });
   return env.Undefined();
 }
 
-Napi::Value MvccStoreBinding::Prune(const Napi::CallbackInfo& info) {
+Napi::Value StateStoreBinding::Prune(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MvccStore* s = &store(env);
+  VersionedStore* s = &store(env);
   uint64_t version = ToVersion(info[0], "prune version");
   auto result = std::make_shared<PruneResult>();
   return PromiseWorker::Queue(
@@ -297,9 +349,9 @@ Napi::Value MvccStoreBinding::Prune(const Napi::CallbackInfo& info) {
       });
 }
 
-Napi::Value MvccStoreBinding::Import(const Napi::CallbackInfo& info) {
+Napi::Value StateStoreBinding::Import(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MvccStore* s = &store(env);
+  VersionedStore* s = &store(env);
   uint64_t version = ToVersion(info[0], "import version");
   if (!info[1].IsArray()) ThrowInvalid(env, "import items must be an array of {store, key, value}");
   Napi::Array array = info[1].As<Napi::Array>();
@@ -318,16 +370,17 @@ Napi::Value MvccStoreBinding::Import(const Napi::CallbackInfo& info) {
       [](Napi::Env env) -> Napi::Value { return env.Undefined(); });
 }
 
-Napi::Value MvccStoreBinding::Compact(const Napi::CallbackInfo& info) {
+Napi::Value StateStoreBinding::Compact(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MvccStore* s = &store(env);
+  auto* s = dynamic_cast<MvccStore*>(&store(env));
+  if (s == nullptr) throw MakeError(env, ErrorCode::kNotSupported, "manual compaction is offered by MVCC stores only");
   return PromiseWorker::Queue(
       env, Value(), [s] { s->Compact(); }, [](Napi::Env env) -> Napi::Value { return env.Undefined(); });
 }
 
-Napi::Value MvccStoreBinding::Stats(const Napi::CallbackInfo& info) {
+Napi::Value StateStoreBinding::Stats(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MvccStore& s = store(env);
+  VersionedStore& s = store(env);
   StoreStats st = Translate(env, [&] { return s.Stats(); });
   Napi::Object out = Napi::Object::New(env);
   auto set = [&](const char* name, uint64_t v) { out.Set(name, Napi::Number::New(env, static_cast<double>(v))); };
@@ -341,9 +394,9 @@ Napi::Value MvccStoreBinding::Stats(const Napi::CallbackInfo& info) {
   return out;
 }
 
-Napi::Value MvccStoreBinding::Iterator(const Napi::CallbackInfo& info) {
+Napi::Value StateStoreBinding::Iterator(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MvccStore& s = store(env);
+  VersionedStore& s = store(env);
   Utf8Arg name(info[0], "store name");
   uint64_t version = ToVersion(info[1], "version");
   std::optional<std::string_view> start = OptionalBytes(info[2], "iterator start");
@@ -353,14 +406,17 @@ Napi::Value MvccStoreBinding::Iterator(const Napi::CallbackInfo& info) {
   return MvccIteratorBinding::Wrap(env, Value(), this, std::move(it));
 }
 
-Napi::Value MvccStoreBinding::RawIterator(const Napi::CallbackInfo& info) {
+Napi::Value StateStoreBinding::RawIterator(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  MvccStore& s = store(env);
-  auto it = Translate(env, [&] { return s.NewRawIterator(); });
+  auto* s = dynamic_cast<MvccStore*>(&store(env));
+  if (s == nullptr) {
+    throw MakeError(env, ErrorCode::kNotSupported, "raw iteration is not supported by the EVM SS; dump the Cosmos SS");
+  }
+  auto it = Translate(env, [&] { return s->NewRawIterator(); });
   return MvccIteratorBinding::Wrap(env, Value(), this, std::move(it));
 }
 
-Napi::Value MvccStoreBinding::Close(const Napi::CallbackInfo& info) {
+Napi::Value StateStoreBinding::Close(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (closing_) {
     return PromiseWorker::Queue(
@@ -368,11 +424,11 @@ Napi::Value MvccStoreBinding::Close(const Napi::CallbackInfo& info) {
   }
   closing_ = true;
   open_stores_->stores.erase(this);
-  MvccStore* s = store_.get();
+  VersionedStore* s = store_.get();
   return PromiseWorker::Queue(
       env, Value(), [s] { s->Close(); }, [](Napi::Env env) -> Napi::Value { return env.Undefined(); });
 }
 
-bool MvccStoreBinding::closing() const { return closing_; }
+bool StateStoreBinding::closing() const { return closing_; }
 
 }  // namespace strata::binding
