@@ -70,6 +70,7 @@ void StateStoreBinding::Init(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&StateStoreBinding::Has>("has"),
           InstanceMethod<&StateStoreBinding::GetMany>("getMany"),
           InstanceMethod<&StateStoreBinding::Apply>("apply"),
+          InstanceMethod<&StateStoreBinding::ApplyBlock>("applyBlock"),
           InstanceMethod<&StateStoreBinding::Drain>("drain"),
           InstanceMethod<&StateStoreBinding::Recover>("recover"),
           InstanceMethod<&StateStoreBinding::CatchUpFrom>("catchUpFrom"),
@@ -266,6 +267,20 @@ Napi::Value StateStoreBinding::Apply(const Napi::CallbackInfo& info) {
   auto [promise, settle] = CrossThreadPromise::Create(env, "strata.apply");
   try {
     s.ApplyEncodedAsync(std::move(entry), settle);
+  } catch (const Error& e) {
+    settle(&e);
+  }
+  return promise;
+}
+
+Napi::Value StateStoreBinding::ApplyBlock(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto* evm = dynamic_cast<EvmStateStore*>(&store(env));
+  if (evm == nullptr) ThrowInvalid(env, "applyBlock is a method of the EVM SS");
+  std::string_view entry = ToBytes(info[0], "block entry");
+  auto [promise, settle] = CrossThreadPromise::Create(env, "strata.apply");
+  try {
+    evm->ApplyBlockAsync(entry, settle);
   } catch (const Error& e) {
     settle(&e);
   }

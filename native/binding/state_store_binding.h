@@ -36,6 +36,8 @@ class StateStoreBinding : public Napi::ObjectWrap<StateStoreBinding> {
   Napi::Value Has(const Napi::CallbackInfo& info);
   Napi::Value GetMany(const Napi::CallbackInfo& info);
   Napi::Value Apply(const Napi::CallbackInfo& info);
+  /// applyBlock(entry): EVM SS only; keeps the "evm" changesets of a whole block's entry.
+  Napi::Value ApplyBlock(const Napi::CallbackInfo& info);
   Napi::Value Drain(const Napi::CallbackInfo& info);
   Napi::Value Recover(const Napi::CallbackInfo& info);
   Napi::Value CatchUpFrom(const Napi::CallbackInfo& info);

@@ -45,53 +45,46 @@ class CompletionJoin {
   WriteCallback done_;
 };
 
-// Splits an entry of "evm" changesets into one entry per kind (an empty entry for a kind the
-// block does not touch, so every DB advances to the block's version). Two passes: the encoder
-// needs each changeset's pair count up front.
-std::array<std::string, kEvmKeyKinds> SplitByKind(std::string_view entry) {
+// Splits the "evm" changesets of an entry into one entry per kind (an empty entry for a kind
+// the block does not touch, so every DB advances to the block's version). Changesets of other
+// stores are an error, or skipped when `whole_block` (a block as the Cosmos SS logs it). Two
+// passes: the encoder needs each changeset's pair count up front.
+std::vector<std::string> SplitByKind(std::string_view entry, size_t kinds, bool whole_block) {
+  auto kind_of = [&](std::string_view key) { return kinds == 1 ? size_t{0} : static_cast<size_t>(ClassifyEvmKey(key)); };
   std::array<uint32_t, kEvmKeyKinds> counts{};
+  bool in_evm = false;
+  auto on_changeset = [&](std::string_view name, uint32_t) {
+    in_evm = name == EvmStateStore::kStoreName;
+    if (!in_evm && !whole_block) throw WrongStore(name);
+  };
   uint64_t version = VisitChangelogEntry(entry, {
-      [](std::string_view name, uint32_t) {
-        if (name != EvmStateStore::kStoreName) throw WrongStore(name);
+      on_changeset,
+      [&](std::string_view key, std::optional<std::string_view>) {
+        if (in_evm) ++counts[kind_of(key)];
       },
-      [&](std::string_view key, std::optional<std::string_view>) { ++counts[static_cast<size_t>(ClassifyEvmKey(key))]; },
   });
   std::vector<ChangelogEntryEncoder> encoders;
-  encoders.reserve(kEvmKeyKinds);
-  for (size_t k = 0; k < kEvmKeyKinds; ++k) {
+  encoders.reserve(kinds);
+  for (size_t k = 0; k < kinds; ++k) {
     encoders.emplace_back(version, counts[k] * 64);
     if (counts[k] > 0) encoders[k].BeginChangeset(EvmStateStore::kStoreName, counts[k]);
   }
   VisitChangelogEntry(entry, {
-      nullptr,
+      on_changeset,
       [&](std::string_view key, std::optional<std::string_view> value) {
-        encoders[static_cast<size_t>(ClassifyEvmKey(key))].AddPair(key, value);
+        if (in_evm) encoders[kind_of(key)].AddPair(key, value);
       },
   });
-  std::array<std::string, kEvmKeyKinds> out;
-  for (size_t k = 0; k < kEvmKeyKinds; ++k) out[k] = encoders[k].Finish();
+  std::vector<std::string> out;
+  for (auto& encoder : encoders) out.push_back(encoder.Finish());
   return out;
 }
 
-// The "evm" changesets of an entry that may hold every store's (a Cosmos SS changelog entry),
-// restricted to `kind` (or all kinds when kind is nullopt).
+// The "evm" pairs of `kind` (all kinds when nullopt) in a whole block's entry.
 std::string EvmPart(std::string_view entry, std::optional<EvmKeyKind> kind) {
-  auto wanted = [&](std::string_view key) { return !kind || ClassifyEvmKey(key) == *kind; };
-  uint32_t count = 0;
-  bool in_evm = false;
-  uint64_t version = VisitChangelogEntry(entry, {
-      [&](std::string_view name, uint32_t) { in_evm = name == EvmStateStore::kStoreName; },
-      [&](std::string_view key, std::optional<std::string_view>) { count += in_evm && wanted(key); },
-  });
-  ChangelogEntryEncoder encoder(version);
-  if (count > 0) encoder.BeginChangeset(EvmStateStore::kStoreName, count);
-  VisitChangelogEntry(entry, {
-      [&](std::string_view name, uint32_t) { in_evm = name == EvmStateStore::kStoreName; },
-      [&](std::string_view key, std::optional<std::string_view> value) {
-        if (in_evm && wanted(key)) encoder.AddPair(key, value);
-      },
-  });
-  return encoder.Finish();
+  auto parts = SplitByKind(entry, kEvmKeyKinds, /*whole_block=*/true);
+  if (kind) return std::move(parts[static_cast<size_t>(*kind)]);
+  return SplitByKind(entry, 1, /*whole_block=*/true)[0];
 }
 
 // Submits and waits for the entry to be applied.
@@ -193,17 +186,14 @@ void EvmStateStore::CatchUpFrom(MvccStore& cosmos) {
 }
 
 void EvmStateStore::ApplyEncodedAsync(std::string entry, WriteCallback done) {
-  std::vector<std::string> parts;
-  if (separate_dbs()) {
-    auto split = SplitByKind(entry);
-    parts.assign(std::make_move_iterator(split.begin()), std::make_move_iterator(split.end()));
-  } else {
-    VisitChangelogEntry(entry, {[](std::string_view name, uint32_t) {
-                                  if (name != kStoreName) throw WrongStore(name);
-                                },
-                                nullptr});
-    parts.push_back(std::move(entry));
-  }
+  SubmitParts(SplitByKind(entry, dbs_.size(), /*whole_block=*/false), std::move(done));
+}
+
+void EvmStateStore::ApplyBlockAsync(std::string_view block_entry, WriteCallback done) {
+  SubmitParts(SplitByKind(block_entry, dbs_.size(), /*whole_block=*/true), std::move(done));
+}
+
+void EvmStateStore::SubmitParts(std::vector<std::string> parts, WriteCallback done) {
   auto join = std::make_shared<CompletionJoin>(parts.size(), std::move(done));
   for (size_t i = 0; i < parts.size(); ++i) {
     try {

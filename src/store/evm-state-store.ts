@@ -33,6 +33,16 @@ export class EvmStateStore extends StateStore {
     return new EvmStateStore(dir, backend, separateDbs, nativeStore);
   }
 
+  /** Applies the "evm" changesets of a whole block's encoded entry (the Cosmos SS logs the
+   *  same bytes), so a split node encodes each block once. */
+  async applyBlock(entry: Buffer): Promise<void> {
+    try {
+      await this.nativeStore.applyBlock(entry);
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  }
+
   /** Catches up to `cosmos`'s latest version from the whole blocks in its changelog. */
   async catchUpFrom(cosmos: MvccStore): Promise<void> {
     try {

@@ -15,4 +15,15 @@ export {
   type PruneResult,
   type StoreStats,
 } from './state-store.js';
+export { encodeChangelogEntry } from './changelog-entry.js';
 export * from './errors.js';
+export {
+  CompositeStateStore,
+  DEFAULT_STATE_STORE_CONFIG,
+  EVM_STORE,
+  cosmosStoreDir,
+  evmStoreDir,
+  type StateStoreConfig,
+} from './composite-state-store.js';
+export { SplitSafetyCheckError, type SideVersions } from './split-checks.js';
+export { PruningManager, type PruningOptions, type Prunable } from './pruning-manager.js';

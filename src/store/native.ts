@@ -52,6 +52,8 @@ export interface NativeStore {
   apply(entry: Uint8Array): Promise<void>;
   drain(): Promise<void>;
   recover(): Promise<void>;
+  /** EVM SS only: applies the "evm" changesets of a whole block's entry. */
+  applyBlock(entry: Uint8Array): Promise<void>;
   /** EVM SS only: catches up from the Cosmos SS changelog. */
   catchUpFrom(cosmos: NativeStore): Promise<void>;
   latestVersion(): number | bigint;

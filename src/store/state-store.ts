@@ -185,7 +185,11 @@ export class StateStore {
 
   /** Logs then applies one block's changesets at `version` (0 is stored as 1); resolves once durable. */
   async applyChangesets(version: Version, changesets: readonly NamedChangeset[]): Promise<void> {
-    const entry = encodeChangelogEntry(version, changesets);
+    await this.applyEncoded(encodeChangelogEntry(version, changesets));
+  }
+
+  /** {@link applyChangesets} for a block already encoded with encodeChangelogEntry. */
+  async applyEncoded(entry: Buffer): Promise<void> {
     try {
       await this.#native.apply(entry);
     } catch (error) {

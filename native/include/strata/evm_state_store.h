@@ -52,6 +52,9 @@ class EvmStateStore final : public VersionedStore {
   /// Logs then applies an encoded entry whose changesets are all named "evm", routing each pair
   /// to its sub-DB; sub-DBs are written in parallel. `done` runs once every DB acknowledged.
   void ApplyEncodedAsync(std::string entry, WriteCallback done) override;
+  /// Same, for a whole block's entry (every store's changesets, as the Cosmos SS logs it):
+  /// only its "evm" changesets are kept. Lets a split node encode each block once.
+  void ApplyBlockAsync(std::string_view block_entry, WriteCallback done);
   void Drain(WriteCallback done) override;
   /// Point reads of store "evm" (see MvccStore::Read); other store names are an error.
   void Read(std::string_view store, uint64_t version, const std::string_view* keys, size_t count,
@@ -81,6 +84,7 @@ class EvmStateStore final : public VersionedStore {
  private:
   EvmStateStore(std::string dir, std::vector<std::unique_ptr<MvccStore>> dbs);
   MvccStore& DbFor(std::string_view key) const;
+  void SubmitParts(std::vector<std::string> parts, WriteCallback done);
 
   std::string dir_;
   std::vector<std::unique_ptr<MvccStore>> dbs_;  // one, or one per EvmKeyKind in enum order

@@ -1,0 +1,235 @@
+/**
+ * CompositeStateStore: the node's State Store (SS). Without the split it is one MVCC store
+ * holding every module store. With `evm-ss-split = true`, changesets of store "evm" go only to
+ * the EVM SS (`data/evm_ss/`) and all others only to the Cosmos SS; reads of "evm" are served
+ * only by the EVM SS, with no fallback. Opening a split node runs the three startup safety
+ * checks (split-checks.ts) and recovers both sides from their changelogs.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from '../log/logger.js';
+import { encodeChangelogEntry } from './changelog-entry.js';
+import { EvmStateStore } from './evm-state-store.js';
+import { MvccStore } from './mvcc-store.js';
+import { PruningManager } from './pruning-manager.js';
+import {
+  checkEarliestVersions,
+  checkEvmDirectory,
+  checkEvmNotEmpty,
+  directoryState,
+  type SideVersions,
+} from './split-checks.js';
+import type {
+  Backend,
+  IteratorOptions,
+  MvccIterator,
+  NamedChangeset,
+  PruneResult,
+  StateStore,
+  Version,
+} from './state-store.js';
+
+/** The `[state-store]` settings the SS reads from app.toml. */
+export interface StateStoreConfig {
+  /** `ss-backend`. */
+  backend: Backend;
+  /** `evm-ss-split`. */
+  evmSsSplit: boolean;
+  /** `evm-ss-separate-dbs`. */
+  evmSsSeparateDbs: boolean;
+  /** `ss-async-write-buffer`. */
+  asyncWriteBuffer: number;
+  /** `ss-keep-recent` (0 = keep everything). */
+  keepRecent: number;
+  /** `ss-prune-interval`, seconds. */
+  pruneIntervalSeconds: number;
+}
+
+/** Defaults of the `[state-store]` settings. */
+export const DEFAULT_STATE_STORE_CONFIG: StateStoreConfig = {
+  backend: 'pebbledb',
+  evmSsSplit: false,
+  evmSsSeparateDbs: false,
+  asyncWriteBuffer: 100,
+  keepRecent: 100_000,
+  pruneIntervalSeconds: 600,
+};
+
+/** The store whose changesets the EVM SS takes when the split is on. */
+export const EVM_STORE = 'evm';
+
+/** `data/pebbledb` or `data/rocksdb`: the Cosmos SS (the only SS without the split). */
+export function cosmosStoreDir(dataDir: string, backend: Backend): string {
+  return join(dataDir, backend);
+}
+
+/** `data/evm_ss`: the EVM SS. */
+export function evmStoreDir(dataDir: string): string {
+  return join(dataDir, 'evm_ss');
+}
+
+function versionsOf(store: StateStore): SideVersions {
+  return { latest: store.latestVersion(), earliest: store.earliestVersion() };
+}
+
+/** Reads a store's versions through a read-only open, so a refused start writes nothing. */
+async function peek(open: () => Promise<StateStore>): Promise<SideVersions> {
+  const store = await open();
+  try {
+    return versionsOf(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function maxVersion(a: Version, b: Version): Version {
+  return BigInt(a) >= BigInt(b) ? a : b;
+}
+
+/** The node's State Store. */
+export class CompositeStateStore {
+  /** The Cosmos SS (every store, without the split). */
+  readonly cosmos: MvccStore;
+  /** The EVM SS, when the split is on. */
+  readonly evm: EvmStateStore | undefined;
+  readonly #pruning: PruningManager;
+
+  private constructor(cosmos: MvccStore, evm: EvmStateStore | undefined, config: StateStoreConfig, logger: Logger) {
+    this.cosmos = cosmos;
+    this.evm = evm;
+    this.#pruning = new PruningManager(
+      this,
+      { keepRecent: config.keepRecent, intervalSeconds: config.pruneIntervalSeconds },
+      logger,
+    );
+  }
+
+  /**
+   * Opens the SS under `dataDir`. With the split on, refuses with SplitSafetyCheckError when
+   * the two sides are inconsistent; such a refusal changes nothing on disk.
+   */
+  static async open(dataDir: string, config: StateStoreConfig, logger: Logger): Promise<CompositeStateStore> {
+    const cosmosDir = cosmosStoreDir(dataDir, config.backend);
+    const common = { backend: config.backend, asyncWriteBuffer: config.asyncWriteBuffer };
+    logger.info('StrataDB SS is enabled', { backend: config.backend });
+    if (!config.evmSsSplit) {
+      const store = new CompositeStateStore(await MvccStore.open(cosmosDir, common), undefined, config, logger);
+      store.#pruning.start();
+      return store;
+    }
+    logger.info('StrataDB EVM StateStore optimization is enabled', { separateDBs: config.evmSsSeparateDbs });
+    const evmDir = evmStoreDir(dataDir);
+    const evmOptions = { ...common, separateDbs: config.evmSsSeparateDbs };
+
+    // Dry run of the three checks on read-only views: a refused start must change nothing.
+    const cosmosBefore = existsSync(cosmosDir)
+      ? await peek(() => MvccStore.open(cosmosDir, { ...common, readOnly: true, createIfMissing: false }))
+      : { latest: 0, earliest: 0 };
+    checkEvmDirectory(evmDir, cosmosBefore);
+    if (directoryState(evmDir) === 'populated') {
+      const evmBefore = await peek(() => EvmStateStore.open(evmDir, { ...evmOptions, readOnly: true, createIfMissing: false }));
+      checkEvmNotEmpty(evmDir, evmBefore, cosmosBefore);
+      // Recovery replays blocks but never moves the earliest version, so check 3 can run early too.
+      checkEarliestVersions(evmDir, cosmosDir, evmBefore, cosmosBefore);
+    }
+
+    // The real sequence: check 1, open, check 2, recovery, check 3.
+    const cosmos = await MvccStore.open(cosmosDir, { ...common, deferRecovery: true, logOnlyStores: [EVM_STORE] });
+    let evm: EvmStateStore | undefined;
+    try {
+      checkEvmDirectory(evmDir, versionsOf(cosmos));
+      evm = await EvmStateStore.open(evmDir, { ...evmOptions, deferRecovery: true });
+      logger.info('EVM state store enabled', { dir: evmDir, separateDBs: config.evmSsSeparateDbs });
+      checkEvmNotEmpty(evmDir, versionsOf(evm), versionsOf(cosmos));
+      logger.info('Recovering CompositeStateStore', {
+        cosmosVersion: cosmos.latestVersion(),
+        evmVersion: evm.latestVersion(),
+        changelogPath: join(cosmosDir, 'changelog'),
+      });
+      await cosmos.recover();
+      await evm.recover();
+      // The Cosmos SS logs whole blocks: a crash between the two sides' logs is repaired here.
+      await evm.catchUpFrom(cosmos);
+      checkEarliestVersions(evmDir, cosmosDir, versionsOf(evm), versionsOf(cosmos));
+    } catch (error) {
+      await evm?.close();
+      await cosmos.close();
+      throw error;
+    }
+    const store = new CompositeStateStore(cosmos, evm, config, logger);
+    store.#pruning.start();
+    return store;
+  }
+
+  /** Whether EVM state lives in its own SS. */
+  get split(): boolean {
+    return this.evm !== undefined;
+  }
+
+  /** The member that serves `store`. */
+  storeFor(store: string): StateStore {
+    return this.evm && store === EVM_STORE ? this.evm : this.cosmos;
+  }
+
+  /**
+   * Logs then applies one block. With the split, the Cosmos SS logs the whole block (applying
+   * all but "evm") before the EVM SS takes the "evm" changesets, so a block the EVM SS has seen
+   * is always in the Cosmos changelog too. Resolves once both sides have it durably.
+   */
+  async applyChangesets(version: Version, changesets: readonly NamedChangeset[]): Promise<void> {
+    const entry = encodeChangelogEntry(version, changesets);
+    await this.cosmos.applyEncoded(entry);
+    if (this.evm) await this.evm.applyBlock(entry);
+  }
+
+  /** Resolves once every submitted block is applied on both sides. */
+  async drain(): Promise<void> {
+    await Promise.all([this.cosmos.drain(), this.evm?.drain()]);
+  }
+
+  /** Newest value of `key` in `store` at or below `version`. */
+  get(store: string, version: Version, key: Uint8Array): Buffer | undefined {
+    return this.storeFor(store).get(store, version, key);
+  }
+
+  has(store: string, version: Version, key: Uint8Array): boolean {
+    return this.storeFor(store).has(store, version, key);
+  }
+
+  getMany(store: string, version: Version, keys: readonly Uint8Array[]): Array<Buffer | undefined> {
+    return this.storeFor(store).getMany(store, version, keys);
+  }
+
+  /** Iterates `store`; NotSupportedError for "evm" with the split (the EVM SS is point-query only). */
+  iterator(store: string, version: Version, options: IteratorOptions = {}): MvccIterator {
+    return this.storeFor(store).iterator(store, version, options);
+  }
+
+  /** The Cosmos SS's latest version: the SS as a whole is at the last block both sides logged. */
+  latestVersion(): Version {
+    return this.cosmos.latestVersion();
+  }
+
+  /** The highest floor of the two sides: every read at or above it is served by both. */
+  earliestVersion(): Version {
+    return this.evm ? maxVersion(this.cosmos.earliestVersion(), this.evm.earliestVersion()) : this.cosmos.earliestVersion();
+  }
+
+  /** Prunes both sides to the same height, in parallel, so their earliest versions stay equal. */
+  async prune(version: Version): Promise<PruneResult> {
+    const results = await Promise.all([this.cosmos.prune(version), this.evm?.prune(version)]);
+    return { versionsDeleted: results.reduce((n, r) => n + (r?.versionsDeleted ?? 0), 0) };
+  }
+
+  /** One pruning pass as the manager runs it (latest − ss-keep-recent). */
+  async pruneNow(): Promise<PruneResult | undefined> {
+    return this.#pruning.pruneOnce();
+  }
+
+  /** Stops pruning, drains both sides and closes them. */
+  async close(): Promise<void> {
+    await this.#pruning.stop();
+    await this.evm?.close();
+    await this.cosmos.close();
+  }
+}
