@@ -14,7 +14,8 @@ import type { Backend } from '../../src/store/index.js';
 import { rate, table } from '../report.js';
 import { runNativeDriver } from './native-driver.js';
 import { runClassicLevel, runLmdb } from './peers.js';
-import { buildAccounts, loadStrata, readStrata, writeStrata } from './strata-run.js';
+import { buildAccounts, loadStrata, readStrata, writeStrata, type Accounts } from './strata-run.js';
+import { runSplit } from './split-run.js';
 import type { WorkloadSize } from './workload.js';
 
 const QUICK: WorkloadSize & { classicLevelReads: number } = {
@@ -25,6 +26,11 @@ const FULL: WorkloadSize & { classicLevelReads: number } = {
   accounts: 1_000_000, versions: 3, reads: 500_000, batches: 2_000, blocks: 10, blockTxs: 60_000, seed: 42,
   classicLevelReads: 30_000,
 };
+
+/** How a target fared, for the table. */
+function verdict(ok: boolean): string {
+  return ok ? 'met' : 'MISSED';
+}
 
 /** Rounds of alternating native and Node-API reads. */
 const READ_ROUNDS = 3;
@@ -37,6 +43,77 @@ function parseBackend(value: string | undefined): Backend {
   throw new Error(`--backend must be pebbledb or rocksdb, got ${value}`);
 }
 
+/** The core storage workloads: reads, ingest, load and prune against native and peers. */
+async function runCore(work: string, root: string, backend: Backend, size: typeof QUICK, accounts: Accounts,
+  rows: string[][], log: (msg: string) => void): Promise<Record<string, number>> {
+  const strataDir = join(work, 'strata');
+  log('· load through Node-API, then compact…');
+  const loadWritesPerSec = await loadStrata(strataDir, backend, size, accounts);
+  // Node-API and native reads alternate over the same files; the best round of each counts,
+  // so a burst of foreign load on this shared machine does not decide the ratio.
+  let reads = { getPerSec: 0, getManyPerSec: 0 };
+  let nativeReads = { getPerSec: 0, getManyPerSec: 0 };
+  for (let round = 1; round <= READ_ROUNDS; round++) {
+    log(`· reads, round ${round} of ${READ_ROUNDS}: native driver, then Node-API…`);
+    const n = await runNativeDriver(root, strataDir, backend, size, { only: ['get', 'getmany'], reuse: true });
+    nativeReads = {
+      getPerSec: Math.max(nativeReads.getPerSec, n.getPerSec ?? 0),
+      getManyPerSec: Math.max(nativeReads.getManyPerSec, n.getManyPerSec ?? 0),
+    };
+    const r = await readStrata(strataDir, backend, size, accounts);
+    reads = { getPerSec: Math.max(reads.getPerSec, r.getPerSec), getManyPerSec: Math.max(reads.getManyPerSec, r.getManyPerSec) };
+  }
+  log('· ingest and prune through Node-API…');
+  const strata = { loadWritesPerSec, ...reads, ...(await writeStrata(strataDir, backend, size, accounts)) };
+  log('· native driver: load, ingest, prune…');
+  const nativeRun = await runNativeDriver(root, join(work, 'native'), backend, size,
+    { only: ['load', 'ingest', 'erc20', 'prune'], reuse: false });
+  const nativeFigures = { ...nativeRun, ...nativeReads };
+  log('· lmdb…');
+  const lmdb = await runLmdb(join(work, 'lmdb'), size, accounts);
+  log('· classic-level…');
+  const level = await runClassicLevel(join(work, 'level'), size, accounts, size.classicLevelReads);
+
+  const result = {
+    napiGetPerSec: strata.getPerSec,
+    napiGetManyPerSec: strata.getManyPerSec,
+    nativeGetPerSec: nativeFigures.getPerSec,
+    nativeGetManyPerSec: nativeFigures.getManyPerSec,
+    ingestWritesPerSec: strata.ingestWritesPerSec,
+    nativeIngestWritesPerSec: nativeFigures.ingestWritesPerSec ?? 0,
+    erc20IngestWritesPerSec: strata.erc20IngestWritesPerSec,
+    nativeErc20IngestWritesPerSec: nativeFigures.erc20IngestWritesPerSec ?? 0,
+    loadWritesPerSec: strata.loadWritesPerSec,
+    lmdbGetPerSec: lmdb.getPerSec,
+    classicLevelGetPerSec: level.getPerSec,
+    lmdbLoadWritesPerSec: lmdb.loadWritesPerSec,
+    classicLevelLoadWritesPerSec: level.loadWritesPerSec,
+    pruneVersionsPerSec: strata.pruneVersionsPerSec,
+    pruneVersionsDeleted: strata.pruneVersionsDeleted,
+    nativePruneVersionsPerSec: nativeFigures.pruneVersionsPerSec ?? 0,
+    getRatio: strata.getPerSec / nativeFigures.getPerSec,
+    getManyRatio: strata.getManyPerSec / nativeFigures.getManyPerSec,
+    getVsLmdb: strata.getPerSec / lmdb.getPerSec,
+    getVsClassicLevel: strata.getPerSec / level.getPerSec,
+  };
+  rows.push(
+    ['get at a version (/s)', rate(result.napiGetPerSec), rate(result.nativeGetPerSec), rate(result.lmdbGetPerSec),
+      rate(result.classicLevelGetPerSec),
+      `${result.getRatio.toFixed(2)}× native ≥ ${TARGETS.getRatio}: ${verdict(result.getRatio >= TARGETS.getRatio)}; ` +
+      `> peers: ${verdict(result.getVsLmdb > 1 && result.getVsClassicLevel > 1)}`],
+    ['getMany ×256 (keys/s)', rate(result.napiGetManyPerSec), rate(result.nativeGetManyPerSec), '', '',
+      `${result.getManyRatio.toFixed(2)}× native ≥ ${TARGETS.getManyRatio}: ${verdict(result.getManyRatio >= TARGETS.getManyRatio)}`],
+    ['ingest transfers (writes/s)', rate(result.ingestWritesPerSec), rate(result.nativeIngestWritesPerSec), '', '',
+      `≥ ${rate(TARGETS.ingestWritesPerSec)}: ${verdict(result.ingestWritesPerSec >= TARGETS.ingestWritesPerSec)}`],
+    ['ingest ERC-20 (writes/s)', rate(result.erc20IngestWritesPerSec), rate(result.nativeErc20IngestWritesPerSec), '', '', ''],
+    ['load (writes/s)', rate(result.loadWritesPerSec), rate(nativeFigures.loadWritesPerSec ?? 0), rate(result.lmdbLoadWritesPerSec),
+      rate(result.classicLevelLoadWritesPerSec), ''],
+    ['prune (versions/s)', rate(result.pruneVersionsPerSec), rate(result.nativePruneVersionsPerSec), '', '',
+      `${rate(result.pruneVersionsDeleted)} versions deleted`],
+  );
+  return result;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -44,8 +121,11 @@ async function main(): Promise<void> {
       json: { type: 'boolean', default: false },
       backend: { type: 'string' },
       accounts: { type: 'string' },
+      suite: { type: 'string', default: 'all' },
     },
   });
+  const suite = values.suite ?? 'all';
+  if (!['all', 'core', 'split'].includes(suite)) throw new Error(`--suite must be all, core or split, got ${suite}`);
   const backend = parseBackend(values.backend);
   const size = { ...(values.quick ? QUICK : FULL) };
   if (values.accounts) size.accounts = Number(values.accounts);
@@ -55,79 +135,35 @@ async function main(): Promise<void> {
   try {
     log(`bench:store ${values.quick ? 'quick' : 'full'} · backend ${backend} · ${size.accounts.toLocaleString('en-US')} accounts × ${size.versions} versions`);
     const accounts = buildAccounts(size.accounts);
-    const strataDir = join(work, 'strata');
-    log('· load through Node-API, then compact…');
-    const loadWritesPerSec = await loadStrata(strataDir, backend, size, accounts);
-    // Node-API and native reads alternate over the same files; the best round of each counts,
-    // so a burst of foreign load on this shared machine does not decide the ratio.
-    let reads = { getPerSec: 0, getManyPerSec: 0 };
-    let nativeReads = { getPerSec: 0, getManyPerSec: 0 };
-    for (let round = 1; round <= READ_ROUNDS; round++) {
-      log(`· reads, round ${round} of ${READ_ROUNDS}: native driver, then Node-API…`);
-      const n = await runNativeDriver(root, strataDir, backend, size, { only: ['get', 'getmany'], reuse: true });
-      nativeReads = {
-        getPerSec: Math.max(nativeReads.getPerSec, n.getPerSec ?? 0),
-        getManyPerSec: Math.max(nativeReads.getManyPerSec, n.getManyPerSec ?? 0),
-      };
-      const r = await readStrata(strataDir, backend, size, accounts);
-      reads = { getPerSec: Math.max(reads.getPerSec, r.getPerSec), getManyPerSec: Math.max(reads.getManyPerSec, r.getManyPerSec) };
+    const output: Record<string, number | string> = { backend, accounts: size.accounts, versions: size.versions };
+    const rows: string[][] = [['workload', 'strata (Node-API)', 'native driver', 'lmdb', 'classic-level', 'target']];
+    if (suite !== 'split') Object.assign(output, await runCore(work, root, backend, size, accounts, rows, log));
+    if (suite !== 'core') {
+      log('· EVM split: mixed blocks split off, then split on…');
+      const split = await runSplit(work, backend, size, accounts, READ_ROUNDS);
+      Object.assign(output, split, {
+        writeAmpRatio: split.cosmosWriteAmpSplitOn / split.cosmosWriteAmpSplitOff,
+        routingRatio: split.evmGetViaCompositePerSec / split.evmGetDirectPerSec,
+      });
+          const ampRatio = split.cosmosWriteAmpSplitOn / split.cosmosWriteAmpSplitOff;
+      const routing = split.evmGetViaCompositePerSec / split.evmGetDirectPerSec;
+      rows.push(
+        ['Cosmos SS write amp per non-EVM byte, off → on', `${split.cosmosWriteAmpSplitOff.toFixed(2)} → ${split.cosmosWriteAmpSplitOn.toFixed(2)}`, '', '', '',
+          `${ampRatio.toFixed(2)}× ≤ 0.5: ${verdict(ampRatio <= 0.5)}`],
+        ['  per byte stored in the Cosmos SS, off → on', `${split.cosmosWriteAmpPerStoredByteSplitOff.toFixed(2)} → ${split.cosmosWriteAmpPerStoredByteSplitOn.toFixed(2)}`, '', '', '', ''],
+        ['EVM get via composite (/s)', rate(split.evmGetViaCompositePerSec), '', '', '',
+          `${routing.toFixed(3)}× direct ≥ 0.95: ${verdict(routing >= 0.95)}`],
+        ['EVM get direct on EVM SS (/s)', rate(split.evmGetDirectPerSec), '', '', '',
+          `p50/p99 µs: composite ${split.evmGetViaCompositeP50Us.toFixed(1)}/${split.evmGetViaCompositeP99Us.toFixed(1)}, direct ${split.evmGetDirectP50Us.toFixed(1)}/${split.evmGetDirectP99Us.toFixed(1)}`],
+        ['ingest mixed, split off (writes/s)', rate(split.ingestSplitOffWritesPerSec), '', '', '', ''],
+        ['ingest mixed, split on (writes/s)', rate(split.ingestSplitOnWritesPerSec), '', '', '',
+          `≥ ${rate(TARGETS.ingestWritesPerSec)}: ${verdict(split.ingestSplitOnWritesPerSec >= TARGETS.ingestWritesPerSec)}`],
+      );
     }
-    log('· ingest and prune through Node-API…');
-    const strata = { loadWritesPerSec, ...reads, ...(await writeStrata(strataDir, backend, size, accounts)) };
-    log('· native driver: load, ingest, prune…');
-    const nativeRun = await runNativeDriver(root, join(work, 'native'), backend, size,
-      { only: ['load', 'ingest', 'erc20', 'prune'], reuse: false });
-    const nativeFigures = { ...nativeRun, ...nativeReads };
-    log('· lmdb…');
-    const lmdb = await runLmdb(join(work, 'lmdb'), size, accounts);
-    log('· classic-level…');
-    const level = await runClassicLevel(join(work, 'level'), size, accounts, size.classicLevelReads);
-
-    const result = {
-      backend,
-      accounts: size.accounts,
-      versions: size.versions,
-      napiGetPerSec: strata.getPerSec,
-      napiGetManyPerSec: strata.getManyPerSec,
-      nativeGetPerSec: nativeFigures.getPerSec,
-      nativeGetManyPerSec: nativeFigures.getManyPerSec,
-      ingestWritesPerSec: strata.ingestWritesPerSec,
-      nativeIngestWritesPerSec: nativeFigures.ingestWritesPerSec ?? 0,
-      erc20IngestWritesPerSec: strata.erc20IngestWritesPerSec,
-      nativeErc20IngestWritesPerSec: nativeFigures.erc20IngestWritesPerSec ?? 0,
-      loadWritesPerSec: strata.loadWritesPerSec,
-      lmdbGetPerSec: lmdb.getPerSec,
-      classicLevelGetPerSec: level.getPerSec,
-      lmdbLoadWritesPerSec: lmdb.loadWritesPerSec,
-      classicLevelLoadWritesPerSec: level.loadWritesPerSec,
-      pruneVersionsPerSec: strata.pruneVersionsPerSec,
-      pruneVersionsDeleted: strata.pruneVersionsDeleted,
-      nativePruneVersionsPerSec: nativeFigures.pruneVersionsPerSec ?? 0,
-      getRatio: strata.getPerSec / nativeFigures.getPerSec,
-      getManyRatio: strata.getManyPerSec / nativeFigures.getManyPerSec,
-      getVsLmdb: strata.getPerSec / lmdb.getPerSec,
-      getVsClassicLevel: strata.getPerSec / level.getPerSec,
-    };
-    const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
-    const text = table([
-      ['workload', 'strata (Node-API)', 'native driver', 'lmdb', 'classic-level', 'target'],
-      ['get at a version (/s)', rate(result.napiGetPerSec), rate(result.nativeGetPerSec), rate(result.lmdbGetPerSec),
-        rate(result.classicLevelGetPerSec),
-        `${result.getRatio.toFixed(2)}× native ≥ ${TARGETS.getRatio}: ${verdict(result.getRatio >= TARGETS.getRatio)}; ` +
-        `> peers: ${verdict(result.getVsLmdb > 1 && result.getVsClassicLevel > 1)}`],
-      ['getMany ×256 (keys/s)', rate(result.napiGetManyPerSec), rate(result.nativeGetManyPerSec), '', '',
-        `${result.getManyRatio.toFixed(2)}× native ≥ ${TARGETS.getManyRatio}: ${verdict(result.getManyRatio >= TARGETS.getManyRatio)}`],
-      ['ingest transfers (writes/s)', rate(result.ingestWritesPerSec), rate(result.nativeIngestWritesPerSec), '', '',
-        `≥ ${rate(TARGETS.ingestWritesPerSec)}: ${verdict(result.ingestWritesPerSec >= TARGETS.ingestWritesPerSec)}`],
-      ['ingest ERC-20 (writes/s)', rate(result.erc20IngestWritesPerSec), rate(result.nativeErc20IngestWritesPerSec), '', '', ''],
-      ['load (writes/s)', rate(result.loadWritesPerSec), rate(nativeFigures.loadWritesPerSec ?? 0), rate(result.lmdbLoadWritesPerSec),
-        rate(result.classicLevelLoadWritesPerSec), ''],
-      ['prune (versions/s)', rate(result.pruneVersionsPerSec), rate(result.nativePruneVersionsPerSec), '', '',
-        `${rate(result.pruneVersionsDeleted)} versions deleted`],
-    ]);
+    const text = table(rows);
     if (values.json) {
       log(text);
-      process.stdout.write(`${JSON.stringify(result)}\n`);
+      process.stdout.write(`${JSON.stringify(output)}\n`);
     } else {
       process.stdout.write(`${text}\n`);
     }

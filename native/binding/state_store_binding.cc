@@ -82,6 +82,7 @@ void StateStoreBinding::Init(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&StateStoreBinding::Import>("import"),
           InstanceMethod<&StateStoreBinding::Compact>("compact"),
           InstanceMethod<&StateStoreBinding::Stats>("stats"),
+          InstanceMethod<&StateStoreBinding::WaitForCompactions>("waitForCompactions"),
           InstanceMethod<&StateStoreBinding::Iterator>("iterator"),
           InstanceMethod<&StateStoreBinding::RawIterator>("rawIterator"),
           InstanceMethod<&StateStoreBinding::Close>("close"),
@@ -391,6 +392,14 @@ Napi::Value StateStoreBinding::Compact(const Napi::CallbackInfo& info) {
   if (s == nullptr) throw MakeError(env, ErrorCode::kNotSupported, "manual compaction is offered by MVCC stores only");
   return PromiseWorker::Queue(
       env, Value(), [s] { s->Compact(); }, [](Napi::Env env) -> Napi::Value { return env.Undefined(); });
+}
+
+Napi::Value StateStoreBinding::WaitForCompactions(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto* s = dynamic_cast<MvccStore*>(&store(env));
+  if (s == nullptr) throw MakeError(env, ErrorCode::kNotSupported, "waitForCompactions is offered by MVCC stores only");
+  return PromiseWorker::Queue(
+      env, Value(), [s] { s->WaitForCompactions(); }, [](Napi::Env env) -> Napi::Value { return env.Undefined(); });
 }
 
 Napi::Value StateStoreBinding::Stats(const Napi::CallbackInfo& info) {

@@ -45,6 +45,15 @@ rocksdb::Options BaseOptions(const StoreOptions& options, bool whole_key_filteri
   return o;
 }
 
+bool LayoutEngine::BackgroundWorkPending() const {
+  for (const char* property : {"rocksdb.num-running-compactions", "rocksdb.num-running-flushes",
+                               "rocksdb.compaction-pending", "rocksdb.mem-table-flush-pending"}) {
+    uint64_t value = 0;
+    if (db_->GetAggregatedIntProperty(property, &value) && value > 0) return true;
+  }
+  return false;
+}
+
 void CheckKey(std::string_view key, const char* what) {
   if (key.empty()) {
     throw Error(ErrorCode::kInvalidArgument,

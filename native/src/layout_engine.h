@@ -42,6 +42,8 @@ class LayoutEngine {
   virtual PruneResult Prune(uint64_t version) = 0;
   virtual void Import(uint64_t version, const std::vector<ImportItem>& items, uint64_t latest) = 0;
   virtual void Compact() = 0;
+  /// Whether a flush or compaction is running or pending in any column family.
+  bool BackgroundWorkPending() const;
 
   /// Drops cached read state; called before the DB closes.
   virtual void ReleaseCaches() = 0;

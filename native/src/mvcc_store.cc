@@ -1,6 +1,7 @@
 #include "strata/mvcc_store.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
@@ -250,6 +251,17 @@ class MvccStoreImpl {
     std::shared_lock<std::shared_mutex> guard(state_mu_);
     CheckWritable();
     engine_->Compact();
+  }
+
+  void WaitForCompactions() {
+    for (;;) {
+      {
+        std::shared_lock<std::shared_mutex> guard(state_mu_);
+        CheckOpen();
+        if (!engine_->BackgroundWorkPending()) return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
   }
 
   StoreStats Stats() {
@@ -650,6 +662,7 @@ void MvccStore::SetEarliestVersion(uint64_t version) { impl_->RaiseMarker(Layout
 PruneResult MvccStore::Prune(uint64_t version) { return impl_->Prune(version); }
 void MvccStore::Import(uint64_t version, const std::vector<ImportItem>& items) { impl_->Import(version, items); }
 void MvccStore::Compact() { impl_->Compact(); }
+void MvccStore::WaitForCompactions() { impl_->WaitForCompactions(); }
 StoreStats MvccStore::Stats() const { return impl_->Stats(); }
 Layout MvccStore::layout() const { return impl_->layout(); }
 const std::string& MvccStore::dir() const { return impl_->dir(); }

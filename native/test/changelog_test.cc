@@ -129,6 +129,38 @@ TEST(ChangelogEntry, EmptyStoreNameIsInvalidArgument) {
   EXPECT_STRATA_ERROR(EncodeChangelogEntry(1, {{"", {{"k", "v"s}}}}), ErrorCode::kInvalidArgument);
 }
 
+// A changeset whose pair count disagrees with its pairs would decode as garbage; the encoder
+// must refuse to produce it.
+TEST(ChangelogEntry, PairCountMustMatchTheAnnouncedCount) {
+  {
+    ChangelogEntryEncoder fewer(1);
+    fewer.BeginChangeset("bank", 2);
+    fewer.AddPair("k", std::string_view("v"));
+    EXPECT_STRATA_ERROR(fewer.Finish(), ErrorCode::kInvalidArgument);
+  }
+  {
+    ChangelogEntryEncoder more(1);
+    more.BeginChangeset("bank", 0);
+    more.AddPair("k", std::nullopt);
+    EXPECT_STRATA_ERROR(more.Finish(), ErrorCode::kInvalidArgument);
+  }
+  {
+    ChangelogEntryEncoder next_too_early(1);
+    next_too_early.BeginChangeset("bank", 1);
+    EXPECT_STRATA_ERROR(next_too_early.BeginChangeset("gov", 0), ErrorCode::kInvalidArgument);
+  }
+  ChangelogEntryEncoder exact(1);
+  exact.BeginChangeset("bank", 1);
+  exact.AddPair("k", std::nullopt);
+  exact.BeginChangeset("gov", 0);
+  EXPECT_EQ(Visit(exact.Finish()).changesets.size(), 2u);
+}
+
+TEST(ChangelogEntry, PairBeforeAnyChangesetIsInvalidArgument) {
+  ChangelogEntryEncoder encoder(1);
+  EXPECT_STRATA_ERROR(encoder.AddPair("k", std::string_view("v")), ErrorCode::kInvalidArgument);
+}
+
 TEST(ChangelogEntry, EveryTruncationIsCorruption) {
   std::string entry = EncodeChangelogEntry(9, SampleChangesets());
   for (size_t len = 0; len < entry.size(); ++len) {

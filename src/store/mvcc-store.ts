@@ -56,4 +56,13 @@ export class MvccStore extends StateStore {
     }
   }
 
+
+  /** Resolves once RocksDB has no flush or compaction running or pending (for measurements). */
+  async waitForCompactions(): Promise<void> {
+    try {
+      await this.nativeStore.waitForCompactions();
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  }
 }

@@ -66,6 +66,8 @@ export interface NativeStore {
     items: ReadonlyArray<{ store: string; key: Uint8Array; value: Uint8Array }>,
   ): Promise<void>;
   compact(): Promise<void>;
+  /** MVCC stores only: resolves once no flush or compaction is running or pending. */
+  waitForCompactions(): Promise<void>;
   stats(): NativeStats;
   iterator(
     store: string,

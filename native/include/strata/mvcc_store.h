@@ -95,6 +95,8 @@ class MvccStore final : public VersionedStore {
   void Import(uint64_t version, const std::vector<ImportItem>& items) override;
   /// Full manual compaction.
   void Compact();
+  /// Waits until RocksDB has no flush or compaction running or pending (for measurements).
+  void WaitForCompactions();
   StoreStats Stats() const override;
   Layout layout() const;
   const std::string& dir() const;
