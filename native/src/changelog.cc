@@ -145,24 +145,25 @@ uint64_t Changelog::Append(std::string_view payload) {
   return next_index_++;
 }
 
-void Changelog::ReplayAfter(uint64_t version, const std::function<void(std::string_view)>& fn) {
+void Changelog::ReplayFrom(uint64_t min_version, const std::function<void(std::string_view)>& fn) {
   std::vector<Segment> segments;
   {
     std::lock_guard<std::mutex> lock(mu_);
     segments = segments_;
   }
-  // Find the newest segment whose first entry is at or below `version`; replay from there.
+  // Start at the newest segment whose first entry is below `min_version`: entries at
+  // `min_version` may begin in it.
   size_t start = 0;
   for (size_t i = segments.size(); i-- > 0;) {
     auto frames = ReadFrames(segments[i].path, false);
-    if (!frames.empty() && ChangelogEntryVersion(frames.front()) <= version) {
+    if (!frames.empty() && ChangelogEntryVersion(frames.front()) < min_version) {
       start = i;
       break;
     }
   }
   for (size_t i = start; i < segments.size(); ++i) {
     for (const auto& frame : ReadFrames(segments[i].path, false)) {
-      if (ChangelogEntryVersion(frame) > version) fn(frame);
+      if (ChangelogEntryVersion(frame) >= min_version) fn(frame);
     }
   }
 }

@@ -24,9 +24,9 @@ class Changelog {
 
   /// Appends one payload; returns its index.
   uint64_t Append(std::string_view payload);
-  /// Calls `fn` for every entry whose version (ChangelogEntryVersion) is above `version`,
-  /// in index order.
-  void ReplayAfter(uint64_t version, const std::function<void(std::string_view payload)>& fn);
+  /// Calls `fn` for every entry whose version (ChangelogEntryVersion) is at or above
+  /// `min_version`, in index order.
+  void ReplayFrom(uint64_t min_version, const std::function<void(std::string_view payload)>& fn);
   /// Deletes whole segments whose entries all have an index below `index`.
   void TruncateBefore(uint64_t index);
 

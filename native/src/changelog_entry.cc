@@ -31,9 +31,7 @@ void ChangelogEntryEncoder::CheckPairCount() const {
 
 void ChangelogEntryEncoder::BeginChangeset(std::string_view name, uint32_t pair_count) {
   CheckPairCount();
-  if (name.empty()) {
-    throw Error(ErrorCode::kInvalidArgument, "changeset store name is empty: name the module store, e.g. \"bank\"");
-  }
+  CheckStoreName(name);
   PutFixed32LE(&buf_, static_cast<uint32_t>(name.size()));
   buf_.append(name);
   PutFixed32LE(&buf_, pair_count);
@@ -72,6 +70,30 @@ std::string ChangelogEntryEncoder::Finish() {
   PutFixed32LE(&count, changesets_);
   buf_.replace(8, 4, count);
   return std::move(buf_);
+}
+
+void CheckStoreName(std::string_view name) {
+  if (name.empty()) {
+    throw Error(ErrorCode::kInvalidArgument, "store name is empty: name the module store, e.g. \"bank\"");
+  }
+  if (name.find('/') != std::string_view::npos) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "store name \"" + std::string(name) + "\" contains '/': module store names must not contain '/'");
+  }
+}
+
+uint64_t ValidateChangelogEntry(std::string_view entry) {
+  try {
+    return VisitChangelogEntry(entry, {
+        [](std::string_view name, uint32_t) { CheckStoreName(name); },
+        [](std::string_view key, std::optional<std::string_view>) {
+          if (key.empty()) throw Error(ErrorCode::kInvalidArgument, "changeset key is empty: keys must be at least one byte long");
+        },
+    });
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kInvalidArgument) throw;
+    throw Error(ErrorCode::kInvalidArgument, std::string("malformed block entry: ") + e.what());
+  }
 }
 
 uint64_t ChangelogEntryVersion(std::string_view entry) {

@@ -171,13 +171,16 @@ void EvmStateStore::CatchUpFrom(MvccStore& cosmos) {
   uint64_t target = cosmos.LatestVersion();
   uint64_t from = LatestVersion();
   if (from >= target) return;
-  // Each DB takes only the blocks above its own latest version: a crash can leave the DBs
-  // of a split EVM SS at different versions.
+  std::vector<uint64_t> latest(dbs_.size());
+  for (size_t i = 0; i < dbs_.size(); ++i) latest[i] = dbs_[i]->LatestVersion();
+  // Each DB takes the blocks from its own latest version on (a crash can leave the DBs of a
+  // split EVM SS at different versions); entries at that version are re-applied in order.
   cosmos.ReadChangelog(from, [&](std::string_view entry) {
-    uint64_t version = ChangelogEntryVersion(entry);
+    uint64_t raw = ChangelogEntryVersion(entry);
+    uint64_t version = raw == 0 ? 1 : raw;
     if (version > target) return;
     for (size_t i = 0; i < dbs_.size(); ++i) {
-      if (version <= dbs_[i]->LatestVersion()) continue;
+      if (version < latest[i]) continue;
       std::optional<EvmKeyKind> kind;
       if (separate_dbs()) kind = kKinds[i];
       ApplyAndWait(*dbs_[i], EvmPart(entry, kind));

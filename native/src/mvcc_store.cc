@@ -30,6 +30,9 @@ constexpr int kTruncateEvery = 32;
 // Genesis writes arrive at version 0; version 0 is reserved for metadata, so they go to 1.
 uint64_t StoredVersion(uint64_t version) { return version == 0 ? 1 : version; }
 
+// The lowest raw entry version that is stored at `version` or above (0 and 1 both map to 1).
+uint64_t MinRawVersion(uint64_t version) { return version <= 1 ? 0 : version; }
+
 Error ClosedError() {
   return Error(ErrorCode::kClosed, "the state store is closed; open it again before using it");
 }
@@ -108,7 +111,10 @@ class MvccStoreImpl {
     if (options_.read_only) throw ReadOnlyError();
     if (recovered_) return;
     changelog_ = std::make_unique<Changelog>((fs::path(dir_) / "changelog").string());
-    changelog_->ReplayAfter(latest_, [this](std::string_view entry) {
+    // Entries stored at the latest version replay too: a block may share its version with
+    // one already applied (genesis at 0 and block 1 both land on 1), and re-applying every
+    // entry at that version in log order reproduces the same final state.
+    changelog_->ReplayFrom(MinRawVersion(latest_), [this](std::string_view entry) {
       uint64_t version = StoredVersion(ChangelogEntryVersion(entry));
       uint64_t latest = std::max<uint64_t>(latest_, version);
       logical_bytes_ += engine_->WriteEntry(version, entry, latest);
@@ -124,7 +130,7 @@ class MvccStoreImpl {
   void ReadChangelog(uint64_t version, const std::function<void(std::string_view)>& fn) {
     std::shared_lock<std::shared_mutex> guard(state_mu_);
     CheckWritable();
-    changelog_->ReplayAfter(version, fn);
+    changelog_->ReplayFrom(MinRawVersion(version), fn);
   }
 
   ~MvccStoreImpl() {
@@ -143,13 +149,17 @@ class MvccStoreImpl {
     if (entry.size() > kMaxChangelogEntryBytes) {
       throw Error(ErrorCode::kInvalidArgument, "block entry exceeds the 4 GiB changelog entry limit; split it");
     }
-    uint64_t version = StoredVersion(ChangelogEntryVersion(entry));
+    // A malformed entry must never reach the changelog: replay would then fail on every open.
+    uint64_t version = StoredVersion(ValidateChangelogEntry(entry));
     std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) throw ClosedError();  // the writer may already have exited
     if (failure_) throw *failure_;
-    if (version < submitted_version_) {
+    // Import and SetLatestVersion raise latest_ without going through this queue.
+    uint64_t floor = std::max<uint64_t>(submitted_version_, latest_);
+    if (version < floor) {
       throw Error(ErrorCode::kInvalidArgument,
-                  "version " + std::to_string(version) + " is below the last written version " +
-                      std::to_string(submitted_version_) + "; state store versions must not go backwards");
+                  "version " + std::to_string(version) + " is below the last written version " + std::to_string(floor) +
+                      "; state store versions must not go backwards");
     }
     submitted_version_ = version;
     ++pending_;
@@ -162,6 +172,7 @@ class MvccStoreImpl {
     std::shared_lock<std::shared_mutex> guard(state_mu_);
     CheckWritable();
     std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) throw ClosedError();
     log_queue_.push_back(Job{Job::kBarrier, 0, {}, std::move(done), true});
     log_cv_.notify_one();
   }
@@ -350,7 +361,7 @@ class MvccStoreImpl {
   }
 
   static void CheckRead(std::string_view store, std::string_view key) {
-    if (store.empty()) throw Error(ErrorCode::kInvalidArgument, "store name is empty: name the module store, e.g. \"bank\"");
+    CheckStoreName(store);
     CheckKey(key, "key");
   }
 
@@ -377,7 +388,6 @@ class MvccStoreImpl {
         job = std::move(log_queue_.front());
         log_queue_.pop_front();
       }
-      if (job.kind == Job::kEntry && !Validate(job)) continue;
       if (job.kind == Job::kEntry && !HasFailed()) {
         try {
           job.index = changelog_->Append(job.entry);
@@ -435,20 +445,6 @@ class MvccStoreImpl {
     }
   }
 
-  // A malformed entry must never reach the changelog (replay would fail on every open): it is
-  // rejected alone, and the store carries on.
-  bool Validate(Job& job) {
-    try {
-      VisitChangelogEntry(job.entry, {});
-      return true;
-    } catch (const Error& e) {
-      --pending_;
-      Error rejected(ErrorCode::kInvalidArgument, std::string("malformed block entry: ") + e.what());
-      if (job.done) job.done(&rejected);
-      return false;
-    }
-  }
-
   bool HasFailed() {
     std::lock_guard<std::mutex> lock(mu_);
     return failure_ != nullptr;
@@ -489,6 +485,15 @@ class MvccStoreImpl {
   friend class TrackedRawIterator;
 };
 
+// The iterator of a version below the earliest retained one.
+class EmptyIterator final : public MvccIterator {
+ public:
+  bool Valid() const override { return false; }
+  void Next() override {}
+  std::string_view key() const override { return {}; }
+  std::string_view value() const override { return {}; }
+};
+
 // Iterators register with the store so that Close can release them before the DB closes;
 // afterwards they report kClosed instead of touching freed memory.
 class TrackedIterator final : public MvccIterator, public StoreResource {
@@ -496,10 +501,9 @@ class TrackedIterator final : public MvccIterator, public StoreResource {
   TrackedIterator(MvccStoreImpl* store, std::unique_ptr<MvccIterator> inner) : store_(store), inner_(std::move(inner)) {
     store_->Register(this);
   }
-  ~TrackedIterator() override {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (inner_) store_->Unregister(this);
-  }
+  // Unregisters before taking its own lock: Close holds the registry lock while it takes each
+  // iterator's lock, so the opposite order could deadlock.
+  ~TrackedIterator() override { store_->Unregister(this); }
   bool Valid() const override {
     std::lock_guard<std::mutex> lock(mu_);
     return Inner()->Valid();
@@ -536,10 +540,7 @@ class TrackedRawIterator final : public RawIterator, public StoreResource {
   TrackedRawIterator(MvccStoreImpl* store, std::unique_ptr<RawIterator> inner) : store_(store), inner_(std::move(inner)) {
     store_->Register(this);
   }
-  ~TrackedRawIterator() override {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (inner_) store_->Unregister(this);
-  }
+  ~TrackedRawIterator() override { store_->Unregister(this); }
   bool Next(RawEntry* entry) override {
     std::lock_guard<std::mutex> lock(mu_);
     if (!inner_) throw ClosedError();
@@ -561,14 +562,15 @@ std::unique_ptr<MvccIterator> MvccStoreImpl::NewIterator(std::string_view store,
                                                          std::optional<std::string_view> end, bool reverse) {
   std::shared_lock<std::shared_mutex> guard(state_mu_);
   CheckOpen();
-  if (store.empty()) throw Error(ErrorCode::kInvalidArgument, "store name is empty: name the module store, e.g. \"bank\"");
+  CheckStoreName(store);
   if (start) CheckKey(*start, "iterator start key");
   if (end) CheckKey(*end, "iterator end key");
   if (start && end && *start > *end) {
     throw Error(ErrorCode::kInvalidArgument, "iterator start key is after its end key; pass start <= end");
   }
-  // Below the floor an iterator is empty, not an error: it is given an empty range.
-  if (version < earliest_) start = end = std::optional<std::string_view>(std::string_view("\x00", 1));
+  // Below the floor an iterator is empty, not an error (and RocksDB must not be asked to read
+  // below its pruned history).
+  if (version < earliest_) return std::make_unique<EmptyIterator>();
   return std::make_unique<TrackedIterator>(this, engine_->NewIterator(store, version, start, end, reverse));
 }
 

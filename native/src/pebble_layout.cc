@@ -109,6 +109,11 @@ class PebbleIterator final : public MvccIterator {
         if (!it_->Valid()) break;
         k = SplitMvccKey(View(it_->key()));
         if (k.user_key != user_key) continue;  // no version at or below the target
+        // Version 0 seeks with an empty timestamp, which sorts before every stored version.
+        if (k.version() > version_) {
+          SkipUserKeyForward(user_key);
+          continue;
+        }
       }
       if (EmitIfLive(k.user_key)) return;
       SkipUserKeyForward(std::string(k.user_key));
@@ -147,7 +152,10 @@ class PebbleIterator final : public MvccIterator {
         it_->Seek(seek_);
         if (it_->Valid()) {
           MvccKey found = SplitMvccKey(View(it_->key()));
-          if (found.user_key == user_key && !found.timestamp.empty() && EmitIfLive(user_key)) return;
+          if (found.user_key == user_key && !found.timestamp.empty() && found.version() <= version_ &&
+              EmitIfLive(user_key)) {
+            return;
+          }
         }
       }
       SeekBeforeUserKey(user_key);

@@ -61,6 +61,7 @@ class UdtIterator final : public MvccIterator {
   std::string_view key() const override { return View(it_->key()).substr(prefix_.size()); }
   std::string_view value() const override { return View(it_->value()); }
   void Next() override {
+    if (!it_->Valid()) return;  // RocksDB asserts on stepping an exhausted iterator
     if (reverse_) {
       it_->Prev();
     } else {

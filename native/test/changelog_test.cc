@@ -234,15 +234,15 @@ std::string Entry(uint64_t version, const std::string& tag = "") {
 constexpr uint64_t kFrameHeader = 8;
 const uint64_t kFrameSize = kFrameHeader + Entry(1).size();
 
-std::vector<std::string> ReplayAfter(Changelog& log, uint64_t version) {
+std::vector<std::string> ReplayFrom(Changelog& log, uint64_t min_version) {
   std::vector<std::string> out;
-  log.ReplayAfter(version, [&](std::string_view payload) { out.emplace_back(payload); });
+  log.ReplayFrom(min_version, [&](std::string_view payload) { out.emplace_back(payload); });
   return out;
 }
 
 std::vector<uint64_t> ReplayedVersions(Changelog& log, uint64_t version) {
   std::vector<uint64_t> out;
-  for (const auto& p : ReplayAfter(log, version)) out.push_back(ChangelogEntryVersion(p));
+  for (const auto& p : ReplayFrom(log, version)) out.push_back(ChangelogEntryVersion(p));
   return out;
 }
 
@@ -288,7 +288,7 @@ TEST(Changelog, EmptyLogStartsAtIndexOne) {
   Changelog log(dir.Sub("log"));
   EXPECT_EQ(log.first_index(), 1u);
   EXPECT_EQ(log.last_index(), 0u);
-  EXPECT_TRUE(ReplayAfter(log, 0).empty());
+  EXPECT_TRUE(ReplayFrom(log, 0).empty());
   EXPECT_EQ(SegmentNames(dir.Sub("log")), std::vector<std::string>{SegmentName(1)});
 }
 
@@ -302,7 +302,7 @@ TEST(Changelog, AppendReturnsContiguousIndexesAndReplaysInOrder) {
   }
   EXPECT_EQ(log.first_index(), 1u);
   EXPECT_EQ(log.last_index(), 5u);
-  EXPECT_EQ(ReplayAfter(log, 0), payloads);
+  EXPECT_EQ(ReplayFrom(log, 0), payloads);
 }
 
 TEST(Changelog, ReopenKeepsEntriesAndContinuesIndexes) {
@@ -319,13 +319,13 @@ TEST(Changelog, ReopenKeepsEntriesAndContinuesIndexes) {
   EXPECT_EQ(ReplayedVersions(log, 0), (std::vector<uint64_t>{1, 2, 3, 4}));
 }
 
-TEST(Changelog, ReplayAfterSkipsEntriesAtOrBelowTheVersion) {
+TEST(Changelog, ReplayFromSkipsEntriesBelowTheVersion) {
   test::TempDir dir;
   Changelog log(dir.path());
   AppendVersions(log, 1, 6);
-  EXPECT_EQ(ReplayedVersions(log, 3), (std::vector<uint64_t>{4, 5, 6}));
-  EXPECT_EQ(ReplayedVersions(log, 5), (std::vector<uint64_t>{6}));
-  EXPECT_TRUE(ReplayedVersions(log, 6).empty());
+  EXPECT_EQ(ReplayedVersions(log, 4), (std::vector<uint64_t>{4, 5, 6}));
+  EXPECT_EQ(ReplayedVersions(log, 6), (std::vector<uint64_t>{6}));
+  EXPECT_TRUE(ReplayedVersions(log, 7).empty());
   EXPECT_TRUE(ReplayedVersions(log, UINT64_MAX).empty());
 }
 
@@ -350,7 +350,7 @@ TEST(Changelog, TornTailIsCutAtLastGoodEntry) {
   }
   Changelog log(dir.path());
   EXPECT_EQ(log.repaired_bytes(), 0u);
-  auto replayed = ReplayAfter(log, 0);
+  auto replayed = ReplayFrom(log, 0);
   ASSERT_EQ(replayed.size(), 3u);
   EXPECT_EQ(replayed[2], Entry(3, "again"));
 }
@@ -415,7 +415,7 @@ TEST(Changelog, RotatesSegmentsNamedByFirstIndex) {
     EXPECT_EQ(log.first_index(), 1u);
     EXPECT_EQ(log.last_index(), 7u);
     EXPECT_EQ(ReplayedVersions(log, 0), (std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7}));
-    EXPECT_EQ(ReplayedVersions(log, 4), (std::vector<uint64_t>{5, 6, 7}));
+    EXPECT_EQ(ReplayedVersions(log, 5), (std::vector<uint64_t>{5, 6, 7}));
   }
   EXPECT_EQ(SegmentNames(dir.path()),
             (std::vector<std::string>{SegmentName(1), SegmentName(3), SegmentName(5), SegmentName(7)}));
@@ -427,7 +427,7 @@ TEST(Changelog, RotatesSegmentsNamedByFirstIndex) {
   EXPECT_EQ(log.Append(Entry(9)), 9u);  // starts a new segment
   EXPECT_EQ(fs::file_size(SegmentPath(dir.path(), 7)), 2 * kFrameSize);
   EXPECT_EQ(fs::file_size(SegmentPath(dir.path(), 9)), kFrameSize);
-  EXPECT_EQ(ReplayedVersions(log, 6), (std::vector<uint64_t>{7, 8, 9}));
+  EXPECT_EQ(ReplayedVersions(log, 7), (std::vector<uint64_t>{7, 8, 9}));
 }
 
 TEST(Changelog, OversizedEntryStillGetsItsOwnSegment) {
@@ -450,7 +450,7 @@ TEST(Changelog, TornTailThatEmptiesARotatedSegment) {
   Changelog log(dir.path(), two_frames);
   EXPECT_EQ(log.last_index(), 4u);
   EXPECT_EQ(log.Append(Entry(5, "retry")), 5u);
-  auto replayed = ReplayAfter(log, 0);
+  auto replayed = ReplayFrom(log, 0);
   ASSERT_EQ(replayed.size(), 5u);
   EXPECT_EQ(replayed.back(), Entry(5, "retry"));
 }
@@ -502,7 +502,7 @@ TEST(Changelog, DamageInAnOlderSegmentIsCorruptionOnReplay) {
   FlipByte(SegmentPath(dir.path(), 1), kFrameSize + kFrameHeader + 14);
   Changelog log(dir.path(), two_frames);
   EXPECT_EQ(log.last_index(), 5u);
-  EXPECT_STRATA_ERROR(ReplayAfter(log, 0), ErrorCode::kCorruption);
+  EXPECT_STRATA_ERROR(ReplayFrom(log, 0), ErrorCode::kCorruption);
   EXPECT_EQ(fs::file_size(SegmentPath(dir.path(), 1)), 2 * kFrameSize);  // not "repaired"
 }
 

@@ -52,6 +52,14 @@ uint64_t ChangelogEntryVersion(std::string_view entry);
 /// Largest encoded entry the changelog frames (its length field is 32 bits).
 constexpr uint64_t kMaxChangelogEntryBytes = 0xffffffffull;
 
+/// Throws kInvalidArgument unless `name` can name a module store: non-empty, without '/'
+/// (a '/' would let store "a/b" with key "c" alias store "a" with key "b/c").
+void CheckStoreName(std::string_view name);
+
+/// Checks an entry before it may be logged: its structure, non-empty keys and valid store
+/// names. Throws kInvalidArgument saying what is wrong. Returns the version.
+uint64_t ValidateChangelogEntry(std::string_view entry);
+
 /// Walks an encoded entry; throws kCorruption on malformed input. Returns the version.
 uint64_t VisitChangelogEntry(std::string_view entry, const ChangelogEntryVisitor& visitor);
 

@@ -34,8 +34,9 @@ class MvccStore final : public VersionedStore {
   /// Replays the changelog and starts the writer; for stores opened with defer_recovery
   /// (a no-op otherwise).
   void Recover() override;
-  /// Calls `fn` with every logged entry whose version is above `version`, in order (used to
-  /// catch another store up from this one's changelog). Requires a recovered store.
+  /// Calls `fn`, in log order, with every logged entry that would be stored at `version` or
+  /// above (used to catch another store up from this one's changelog). Re-applying entries at
+  /// a store's latest version, in order, is idempotent. Requires a recovered store.
   void ReadChangelog(uint64_t version, const std::function<void(std::string_view entry)>& fn);
   ~MvccStore();
   MvccStore(const MvccStore&) = delete;
@@ -48,7 +49,8 @@ class MvccStore final : public VersionedStore {
   /// applied (buffer <= 0). An empty changeset list still advances the latest version.
   void ApplyAsync(uint64_t version, std::vector<NamedChangeset> changesets, WriteCallback done);
   /// Same, for an entry already encoded with ChangelogEntryEncoder (its version inside);
-  /// saves a copy for bindings. Throws kInvalidArgument for a malformed entry.
+  /// saves a copy for bindings. Throws kInvalidArgument for a malformed entry (see
+  /// ValidateChangelogEntry) or a version below the last written one, kClosed once closing.
   void ApplyEncodedAsync(std::string encoded_entry, WriteCallback done) override;
   /// Applies and waits (for tests, tools and replay).
   void Apply(uint64_t version, const std::vector<NamedChangeset>& changesets);
