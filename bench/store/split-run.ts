@@ -50,7 +50,7 @@ const DEPLOY_EVERY = 1000;
 const CODE = Buffer.alloc(2048, 0x60);
 const CODE_HASH = Buffer.alloc(32, 0xc0);
 // Compaction has to reach the lower levels for write amplification to mean anything.
-const WRITE_AMP_BLOCKS_MIN = 4;
+const WRITE_AMP_BLOCKS_MIN = 10;
 
 interface MixedBlock {
   changesets: NamedChangeset[];

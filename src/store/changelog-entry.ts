@@ -49,7 +49,10 @@ export function encodeChangelogEntry(version: Version, changesets: readonly Name
     if (typeof cs !== 'object' || cs === null || typeof cs.name !== 'string' || !Array.isArray(cs.pairs)) {
       throw new InvalidArgumentError('each changeset must be an object {name: string, pairs: array}');
     }
-    if (cs.name.length === 0) throw new InvalidArgumentError('changeset store name is empty: name the module store, e.g. "bank"');
+    if (cs.name.length === 0) throw new InvalidArgumentError('store name is empty: name the module store, e.g. "bank"');
+    if (cs.name.includes('/')) {
+      throw new InvalidArgumentError(`store name "${cs.name}" contains '/': module store names must not contain '/'`);
+    }
     size += 8 + Buffer.byteLength(cs.name);
     for (const pair of cs.pairs) {
       if (typeof pair !== 'object' || pair === null) throw new InvalidArgumentError('each pair must be an object {key, value}');
