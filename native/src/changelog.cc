@@ -168,6 +168,41 @@ void Changelog::ReplayFrom(uint64_t min_version, const std::function<void(std::s
   }
 }
 
+void Changelog::ReplayAfterIndex(uint64_t index, const std::function<void(uint64_t, std::string_view)>& fn) {
+  std::vector<Segment> segments;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    segments = segments_;
+  }
+  size_t start = 0;
+  for (size_t i = 0; i < segments.size(); ++i) {
+    if (segments[i].first_index <= index + 1) start = i;
+  }
+  for (size_t i = start; i < segments.size(); ++i) {
+    uint64_t next = segments[i].first_index;
+    for (const auto& frame : ReadFrames(segments[i].path, false)) {
+      if (next > index) fn(next, frame);
+      ++next;
+    }
+  }
+}
+
+void Changelog::StartAt(uint64_t next_index) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (next_index_ != segments_.back().first_index || tail_size_ != 0) {
+    throw Error(ErrorCode::kInvalidArgument, "changelog " + dir_ + " already holds entries");
+  }
+  std::error_code ec;
+  fs::remove(segments_.back().path, ec);
+  segments_.pop_back();
+  StartSegment(next_index);
+}
+
+bool Changelog::empty() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return segments_.size() == 1 && tail_size_ == 0;
+}
+
 void Changelog::TruncateBefore(uint64_t index) {
   std::lock_guard<std::mutex> lock(mu_);
   // A segment can go when the next one starts at or below `index`; the tail always stays.

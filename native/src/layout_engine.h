@@ -23,9 +23,11 @@ class LayoutEngine {
  public:
   virtual ~LayoutEngine() = default;
 
-  /// Writes one encoded changelog entry at `version` as one atomic batch that also stamps
-  /// the latest marker with `latest`. Returns the key + value bytes written.
-  virtual uint64_t WriteEntry(uint64_t version, std::string_view encoded_entry, uint64_t latest) = 0;
+  /// Writes one encoded changelog entry at `version` as one atomic unit that also stamps the
+  /// latest marker with `latest` and the applied-index marker with `changelog_index` (the
+  /// entry's changelog position). Returns the key + value bytes written.
+  virtual uint64_t WriteEntry(uint64_t version, std::string_view encoded_entry, uint64_t latest,
+                              uint64_t changelog_index) = 0;
   /// Point reads of `count` keys at `version`; `sink` receives each value found.
   virtual void Read(std::string_view store, uint64_t version, const std::string_view* keys, size_t count,
                     ValueSink& sink) = 0;
@@ -34,7 +36,9 @@ class LayoutEngine {
                                                     std::optional<std::string_view> end, bool reverse) = 0;
   virtual std::unique_ptr<RawIterator> NewRawIterator() = 0;
 
-  enum class Marker { kLatest, kEarliest };
+  /// Markers kept beside the data: latest and earliest versions, and the changelog index of
+  /// the last applied entry (replay resumes after it).
+  enum class Marker { kLatest, kEarliest, kAppliedIndex };
   virtual uint64_t ReadMarker(Marker marker) = 0;
   virtual void WriteMarker(Marker marker, uint64_t version) = 0;
 

@@ -111,15 +111,24 @@ class MvccStoreImpl {
     if (options_.read_only) throw ReadOnlyError();
     if (recovered_) return;
     changelog_ = std::make_unique<Changelog>((fs::path(dir_) / "changelog").string());
-    // Entries stored at the latest version replay too: a block may share its version with
-    // one already applied (genesis at 0 and block 1 both land on 1), and re-applying every
-    // entry at that version in log order reproduces the same final state.
-    changelog_->ReplayFrom(MinRawVersion(latest_), [this](std::string_view entry) {
+    auto apply = [this](uint64_t index, std::string_view entry) {
       uint64_t version = StoredVersion(ChangelogEntryVersion(entry));
       uint64_t latest = std::max<uint64_t>(latest_, version);
-      logical_bytes_ += engine_->WriteEntry(version, entry, latest);
+      logical_bytes_ += engine_->WriteEntry(version, entry, latest, index);
       latest_ = latest;
-    });
+    };
+    // Replay resumes right after the last applied entry, whatever its version: genesis (0)
+    // and block 1 share a stored version, so versions alone cannot tell what is applied.
+    uint64_t applied = engine_->ReadMarker(LayoutEngine::Marker::kAppliedIndex);
+    if (changelog_->empty()) {
+      if (applied > 0) changelog_->StartAt(applied + 1);
+    } else if (changelog_->last_index() < applied) {
+      throw Error(ErrorCode::kCorruption, "the changelog in " + dir_ + "/changelog ends at entry " +
+                                              std::to_string(changelog_->last_index()) + " but the store applied entry " +
+                                              std::to_string(applied) + ": it is not this store's changelog; move it aside");
+    } else {
+      changelog_->ReplayAfterIndex(applied, apply);
+    }
     applied_index_ = changelog_->last_index();
     submitted_version_ = latest_;
     logger_ = std::thread([this] { LoggerLoop(); });
@@ -425,7 +434,7 @@ class MvccStoreImpl {
           try {
             std::lock_guard<std::mutex> lock(marker_mu_);
             uint64_t latest = std::max<uint64_t>(latest_, job.version);
-            logical_bytes_ += engine_->WriteEntry(job.version, job.entry, latest);
+            logical_bytes_ += engine_->WriteEntry(job.version, job.entry, latest, job.index);
             latest_ = latest;
             applied_index_ = job.index;
           } catch (const Error& e) {

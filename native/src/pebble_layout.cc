@@ -20,8 +20,11 @@ rocksdb::Slice ToSlice(std::string_view s) { return {s.data(), s.size()}; }
 
 // Metadata keys are stored at version 0, i.e. with an empty timestamp section.
 std::string MarkerKey(LayoutEngine::Marker marker) {
+  const char* name = marker == LayoutEngine::Marker::kLatest     ? "s/_latest"
+                     : marker == LayoutEngine::Marker::kEarliest ? "s/_earliest"
+                                                                 : "s/_changelog_index";
   std::string key;
-  encoding::AppendMvccKey(&key, marker == LayoutEngine::Marker::kLatest ? "s/_latest" : "s/_earliest", 0);
+  encoding::AppendMvccKey(&key, name, 0);
   return key;
 }
 
@@ -226,7 +229,7 @@ class PebbleLayout final : public LayoutEngine {
 
   ~PebbleLayout() override { ReleaseCaches(); }
 
-  uint64_t WriteEntry(uint64_t version, std::string_view entry, uint64_t latest) override {
+  uint64_t WriteEntry(uint64_t version, std::string_view entry, uint64_t latest, uint64_t changelog_index) override {
     SortedBlock block(entry, log_only_stores_);
     std::string key, value;
     auto encode = [&](const SortedBlock::Pair& pair) {
@@ -246,8 +249,11 @@ class PebbleLayout final : public LayoutEngine {
           ThrowIfError(w.Put(key, value), "ingest file put");
         }
       });
-      // A crash before this marker only makes the block replay, which rewrites identical data.
-      WriteMarker(Marker::kLatest, latest);
+      // A crash before these markers only makes the block replay, which rewrites identical data.
+      rocksdb::WriteBatch markers;
+      ThrowIfError(markers.Put(MarkerKey(Marker::kLatest), VersionBytes(latest)), "batch put");
+      ThrowIfError(markers.Put(MarkerKey(Marker::kAppliedIndex), VersionBytes(changelog_index)), "batch put");
+      ThrowIfError(db_->Write(rocksdb::WriteOptions(), &markers), "write markers");
       return block.logical_bytes();
     }
     rocksdb::WriteBatch batch(block.payload_bytes() + block.pairs().size() * 24 + 64);
@@ -256,6 +262,7 @@ class PebbleLayout final : public LayoutEngine {
       ThrowIfError(batch.Put(key, value), "batch put");
     }
     ThrowIfError(batch.Put(MarkerKey(Marker::kLatest), VersionBytes(latest)), "batch put");
+    ThrowIfError(batch.Put(MarkerKey(Marker::kAppliedIndex), VersionBytes(changelog_index)), "batch put");
     ThrowIfError(db_->Write(rocksdb::WriteOptions(), &batch), "write block at version " + std::to_string(version));
     return block.logical_bytes();
   }

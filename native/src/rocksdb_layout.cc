@@ -30,7 +30,9 @@ std::string Timestamp(uint64_t version) {
 }
 
 const char* MarkerKey(LayoutEngine::Marker marker) {
-  return marker == LayoutEngine::Marker::kLatest ? "s/latest" : "s/earliest";
+  return marker == LayoutEngine::Marker::kLatest     ? "s/latest"
+         : marker == LayoutEngine::Marker::kEarliest ? "s/earliest"
+                                                     : "s/changelog_index";
 }
 
 class UdtIterator final : public MvccIterator {
@@ -156,7 +158,7 @@ class RocksdbLayout final : public LayoutEngine {
     if (!s.ok()) std::fprintf(stderr, "StrataDB: releasing column families failed: %s\n", s.ToString().c_str());
   }
 
-  uint64_t WriteEntry(uint64_t version, std::string_view entry, uint64_t latest) override {
+  uint64_t WriteEntry(uint64_t version, std::string_view entry, uint64_t latest, uint64_t changelog_index) override {
     SortedBlock block(entry, log_only_stores_);
     std::string ts = Timestamp(version);
     auto slice = [](std::string_view s) { return rocksdb::Slice(s.data(), s.size()); };
@@ -170,8 +172,11 @@ class RocksdbLayout final : public LayoutEngine {
           }
         }
       });
-      // A crash before this marker only makes the block replay, which rewrites identical data.
-      WriteMarker(Marker::kLatest, latest);
+      // A crash before these markers only makes the block replay, which rewrites identical data.
+      rocksdb::WriteBatch markers;
+      ThrowIfError(markers.Put(default_cf_, MarkerKey(Marker::kLatest), Timestamp(latest)), "batch put");
+      ThrowIfError(markers.Put(default_cf_, MarkerKey(Marker::kAppliedIndex), Timestamp(changelog_index)), "batch put");
+      ThrowIfError(db_->Write(rocksdb::WriteOptions(), &markers), "write markers");
       return block.logical_bytes();
     }
     rocksdb::WriteBatch batch(block.payload_bytes() + block.pairs().size() * 24 + 64);
@@ -183,6 +188,7 @@ class RocksdbLayout final : public LayoutEngine {
       }
     }
     ThrowIfError(batch.Put(default_cf_, MarkerKey(Marker::kLatest), Timestamp(latest)), "batch put");
+    ThrowIfError(batch.Put(default_cf_, MarkerKey(Marker::kAppliedIndex), Timestamp(changelog_index)), "batch put");
     ThrowIfError(db_->Write(rocksdb::WriteOptions(), &batch), "write block at version " + std::to_string(version));
     return block.logical_bytes();
   }
