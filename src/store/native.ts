@@ -6,21 +6,10 @@ import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { MvccStoreOptions } from './state-store.js';
 
-/** Options as the addon reads them. */
-export interface NativeStoreOptions {
-  backend?: string;
-  asyncWriteBuffer?: number;
-  changelogKeepEntries?: number;
-  blockCacheBytes?: number;
-  statistics?: boolean;
-  createIfMissing?: boolean;
-  readOnly?: boolean;
-  deferRecovery?: boolean;
-  logOnlyStores?: string[];
-  /** EVM SS only: one DB per key family. */
-  separateDbs?: boolean;
-}
+/** Options as the addon reads them: the store options, plus the EVM SS sub-DB split. */
+export type NativeStoreOptions = MvccStoreOptions & { separateDbs?: boolean };
 
 /** Statistics as the addon reports them. */
 export interface NativeStats {
