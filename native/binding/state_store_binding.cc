@@ -83,6 +83,7 @@ void StateStoreBinding::Init(Napi::Env env, Napi::Object exports) {
           InstanceMethod<&StateStoreBinding::Compact>("compact"),
           InstanceMethod<&StateStoreBinding::Stats>("stats"),
           InstanceMethod<&StateStoreBinding::WaitForCompactions>("waitForCompactions"),
+          InstanceMethod<&StateStoreBinding::FirstLoggedVersion>("firstLoggedVersion"),
           InstanceMethod<&StateStoreBinding::Iterator>("iterator"),
           InstanceMethod<&StateStoreBinding::RawIterator>("rawIterator"),
           InstanceMethod<&StateStoreBinding::Close>("close"),
@@ -400,6 +401,14 @@ Napi::Value StateStoreBinding::WaitForCompactions(const Napi::CallbackInfo& info
   if (s == nullptr) throw MakeError(env, ErrorCode::kNotSupported, "waitForCompactions is offered by MVCC stores only");
   return PromiseWorker::Queue(
       env, Value(), [s] { s->WaitForCompactions(); }, [](Napi::Env env) -> Napi::Value { return env.Undefined(); });
+}
+
+Napi::Value StateStoreBinding::FirstLoggedVersion(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto* s = dynamic_cast<MvccStore*>(&store(env));
+  if (s == nullptr) throw MakeError(env, ErrorCode::kNotSupported, "firstLoggedVersion is offered by MVCC stores only");
+  std::optional<uint64_t> version = Translate(env, [&] { return s->FirstLoggedVersion(); });
+  return version ? FromVersion(env, *version) : env.Undefined();
 }
 
 Napi::Value StateStoreBinding::Stats(const Napi::CallbackInfo& info) {

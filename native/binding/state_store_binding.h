@@ -50,6 +50,7 @@ class StateStoreBinding : public Napi::ObjectWrap<StateStoreBinding> {
   Napi::Value Compact(const Napi::CallbackInfo& info);
   Napi::Value Stats(const Napi::CallbackInfo& info);
   Napi::Value WaitForCompactions(const Napi::CallbackInfo& info);
+  Napi::Value FirstLoggedVersion(const Napi::CallbackInfo& info);
   Napi::Value Iterator(const Napi::CallbackInfo& info);
   Napi::Value RawIterator(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);

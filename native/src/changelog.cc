@@ -58,6 +58,23 @@ void WriteAll(int fd, const char* data, size_t n, const std::string& path) {
 
 }  // namespace
 
+std::optional<uint64_t> Changelog::FirstEntryVersion(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return std::nullopt;
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::string name = e.path().filename().string();
+    if (name.size() == 20 && std::all_of(name.begin(), name.end(), ::isdigit)) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  for (const auto& name : names) {
+    std::ifstream in((fs::path(dir) / name).string(), std::ios::binary);
+    char head[kFrameHeader + 8];
+    if (in.read(head, sizeof(head))) return encoding::DecodeFixed64LE(head + kFrameHeader);
+  }
+  return std::nullopt;
+}
+
 Changelog::Changelog(std::string dir, uint64_t segment_bytes)
     : dir_(std::move(dir)), segment_bytes_(segment_bytes) {
   std::error_code ec;

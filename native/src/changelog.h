@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,10 @@ class Changelog {
  public:
   /// Opens or creates the changelog in `dir`, repairing a torn tail.
   explicit Changelog(std::string dir, uint64_t segment_bytes = 64ull << 20);
+
+  /// The version of the oldest entry of the changelog in `dir`, read without changing
+  /// anything; nullopt when it holds none.
+  static std::optional<uint64_t> FirstEntryVersion(const std::string& dir);
 
   /// Appends one payload; returns its index.
   uint64_t Append(std::string_view payload);

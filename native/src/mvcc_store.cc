@@ -674,6 +674,9 @@ PruneResult MvccStore::Prune(uint64_t version) { return impl_->Prune(version); }
 void MvccStore::Import(uint64_t version, const std::vector<ImportItem>& items) { impl_->Import(version, items); }
 void MvccStore::Compact() { impl_->Compact(); }
 void MvccStore::WaitForCompactions() { impl_->WaitForCompactions(); }
+std::optional<uint64_t> MvccStore::FirstLoggedVersion() const {
+  return Changelog::FirstEntryVersion((fs::path(impl_->dir()) / "changelog").string());
+}
 StoreStats MvccStore::Stats() const { return impl_->Stats(); }
 Layout MvccStore::layout() const { return impl_->layout(); }
 const std::string& MvccStore::dir() const { return impl_->dir(); }

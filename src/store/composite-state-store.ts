@@ -5,7 +5,7 @@
  * only by the EVM SS, with no fallback. Opening a split node runs the three startup safety
  * checks (split-checks.ts) and recovers both sides from their changelogs.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../log/logger.js';
 import { encodeChangelogEntry } from './changelog-entry.js';
@@ -17,6 +17,7 @@ import {
   checkEvmDirectory,
   checkEvmNotEmpty,
   directoryState,
+  hasHistory,
   type SideVersions,
 } from './split-checks.js';
 import type {
@@ -68,22 +69,85 @@ export function evmStoreDir(dataDir: string): string {
   return join(dataDir, 'evm_ss');
 }
 
+/** Sub-DB directories of an EVM SS with `evm-ss-separate-dbs` (see evm_state_store.h). */
+const EVM_SUB_DBS = ['nonce', 'codehash', 'code', 'storage', 'legacy'];
+
+/** Marks an EVM SS created together with the chain's first block (see checkEvmNotEmpty). */
+const FROM_GENESIS_FILE = 'FROM_GENESIS';
+
+/** Whether an empty EVM SS may be rebuilt from the Cosmos changelog starting at `logStart`. */
+function rebuildableFromGenesis(evmDir: string, logStart: Version | undefined): boolean {
+  return existsSync(join(evmDir, FROM_GENESIS_FILE)) && logStart !== undefined && BigInt(logStart) <= 1n;
+}
+
+/** Records a prune's target before either side's floor moves (see prune). */
+const PRUNE_TARGET_FILE = 'PRUNE_TARGET';
+
 function versionsOf(store: StateStore): SideVersions {
   return { latest: store.latestVersion(), earliest: store.earliestVersion() };
 }
 
-/** Reads a store's versions through a read-only open, so a refused start writes nothing. */
-async function peek(open: () => Promise<StateStore>): Promise<SideVersions> {
-  const store = await open();
+function minVersion(a: Version, b: Version): Version {
+  return BigInt(a) <= BigInt(b) ? a : b;
+}
+
+function maxVersion(a: Version, b: Version): Version {
+  return BigInt(a) >= BigInt(b) ? a : b;
+}
+
+/** A store directory RocksDB has finished creating (a crash can leave only our marker). */
+function holdsDatabase(dir: string): boolean {
+  return existsSync(join(dir, 'CURRENT'));
+}
+
+/** What the dry run needs of the Cosmos SS, read without changing anything. */
+interface CosmosPeek extends SideVersions {
+  logStart: Version | undefined;
+}
+
+async function peekCosmos(dir: string, backend: Backend): Promise<CosmosPeek> {
+  if (!holdsDatabase(dir)) return { latest: 0, earliest: 0, logStart: undefined };
+  const store = await MvccStore.open(dir, { backend, readOnly: true, createIfMissing: false });
   try {
-    return versionsOf(store);
+    return { ...versionsOf(store), logStart: store.firstLoggedVersion() };
   } finally {
     await store.close();
   }
 }
 
-function maxVersion(a: Version, b: Version): Version {
-  return BigInt(a) >= BigInt(b) ? a : b;
+/** The EVM SS's versions, read without changing anything; a DB not yet created counts as empty. */
+async function peekEvm(dir: string, backend: Backend, separateDbs: boolean): Promise<SideVersions> {
+  const dirs = separateDbs ? EVM_SUB_DBS.map((name) => join(dir, name)) : [dir];
+  let latest: Version | undefined;
+  let earliest: Version = 0;
+  for (const db of dirs) {
+    let side: SideVersions = { latest: 0, earliest: 0 };
+    if (holdsDatabase(db)) {
+      const store = await MvccStore.open(db, { backend, readOnly: true, createIfMissing: false });
+      side = versionsOf(store);
+      await store.close();
+    }
+    latest = latest === undefined ? side.latest : minVersion(latest, side.latest);
+    earliest = maxVersion(earliest, side.earliest);
+  }
+  return { latest: latest ?? 0, earliest };
+}
+
+/** The floor an interrupted prune was moving both sides to, if any. */
+function pendingPruneTarget(cosmosDir: string): bigint | undefined {
+  const file = join(cosmosDir, PRUNE_TARGET_FILE);
+  return existsSync(file) ? BigInt(readFileSync(file, 'utf8').trim()) : undefined;
+}
+
+function withFloor(side: SideVersions, floor: bigint | undefined): SideVersions {
+  return floor === undefined ? side : { ...side, earliest: maxVersion(side.earliest, floor) };
+}
+
+/** Raises both sides' earliest version to `floor`, then forgets the pending target. */
+function completePruneFloor(cosmosDir: string, cosmos: MvccStore, evm: EvmStateStore, floor: bigint): void {
+  cosmos.setEarliestVersion(floor);
+  evm.setEarliestVersion(floor);
+  rmSync(join(cosmosDir, PRUNE_TARGET_FILE), { force: true });
 }
 
 /** The node's State Store. */
@@ -122,15 +186,14 @@ export class CompositeStateStore {
     const evmOptions = { ...common, separateDbs: config.evmSsSeparateDbs };
 
     // Dry run of the three checks on read-only views: a refused start must change nothing.
-    const cosmosBefore = existsSync(cosmosDir)
-      ? await peek(() => MvccStore.open(cosmosDir, { ...common, readOnly: true, createIfMissing: false }))
-      : { latest: 0, earliest: 0 };
+    const pruneTarget = pendingPruneTarget(cosmosDir);
+    const cosmosBefore = await peekCosmos(cosmosDir, config.backend);
     checkEvmDirectory(evmDir, cosmosBefore);
     if (directoryState(evmDir) === 'populated') {
-      const evmBefore = await peek(() => EvmStateStore.open(evmDir, { ...evmOptions, readOnly: true, createIfMissing: false }));
-      checkEvmNotEmpty(evmDir, evmBefore, cosmosBefore);
-      // Recovery replays blocks but never moves the earliest version, so check 3 can run early too.
-      checkEarliestVersions(evmDir, cosmosDir, evmBefore, cosmosBefore);
+      const evmBefore = await peekEvm(evmDir, config.backend, config.evmSsSeparateDbs);
+      checkEvmNotEmpty(evmDir, evmBefore, cosmosBefore, rebuildableFromGenesis(evmDir, cosmosBefore.logStart));
+      // Recovery replays blocks but never moves an earliest version, so check 3 can run early too.
+      checkEarliestVersions(evmDir, cosmosDir, withFloor(evmBefore, pruneTarget), withFloor(cosmosBefore, pruneTarget));
     }
 
     // The real sequence: check 1, open, check 2, recovery, check 3.
@@ -140,7 +203,10 @@ export class CompositeStateStore {
       checkEvmDirectory(evmDir, versionsOf(cosmos));
       evm = await EvmStateStore.open(evmDir, { ...evmOptions, deferRecovery: true });
       logger.info('EVM state store enabled', { dir: evmDir, separateDBs: config.evmSsSeparateDbs });
-      checkEvmNotEmpty(evmDir, versionsOf(evm), versionsOf(cosmos));
+      // A node with no history yet creates its EVM SS with its first block.
+      if (!hasHistory(versionsOf(cosmos))) writeFileSync(join(evmDir, FROM_GENESIS_FILE), '');
+      checkEvmNotEmpty(evmDir, versionsOf(evm), versionsOf(cosmos),
+        rebuildableFromGenesis(evmDir, cosmos.firstLoggedVersion()));
       logger.info('Recovering CompositeStateStore', {
         cosmosVersion: cosmos.latestVersion(),
         evmVersion: evm.latestVersion(),
@@ -150,6 +216,7 @@ export class CompositeStateStore {
       await evm.recover();
       // The Cosmos SS logs whole blocks: a crash between the two sides' logs is repaired here.
       await evm.catchUpFrom(cosmos);
+      if (pruneTarget !== undefined) completePruneFloor(cosmosDir, cosmos, evm, pruneTarget);
       checkEarliestVersions(evmDir, cosmosDir, versionsOf(evm), versionsOf(cosmos));
     } catch (error) {
       await evm?.close();
@@ -205,9 +272,9 @@ export class CompositeStateStore {
     return this.storeFor(store).iterator(store, version, options);
   }
 
-  /** The Cosmos SS's latest version: the SS as a whole is at the last block both sides logged. */
+  /** The newest version both sides have applied: every store reads consistently at it. */
   latestVersion(): Version {
-    return this.cosmos.latestVersion();
+    return this.evm ? minVersion(this.cosmos.latestVersion(), this.evm.latestVersion()) : this.cosmos.latestVersion();
   }
 
   /** The highest floor of the two sides: every read at or above it is served by both. */
@@ -215,8 +282,17 @@ export class CompositeStateStore {
     return this.evm ? maxVersion(this.cosmos.earliestVersion(), this.evm.earliestVersion()) : this.cosmos.earliestVersion();
   }
 
-  /** Prunes both sides to the same height, in parallel, so their earliest versions stay equal. */
+  /**
+   * Prunes both sides to the same height, in parallel, so their earliest versions stay equal.
+   * The target is written down before either floor moves, so a crash between the two sides is
+   * completed on the next start instead of tripping check 3.
+   */
   async prune(version: Version): Promise<PruneResult> {
+    if (this.evm) {
+      const floor = BigInt(version) + 1n;
+      writeFileSync(join(this.cosmos.dir, PRUNE_TARGET_FILE), `${floor}\n`);
+      completePruneFloor(this.cosmos.dir, this.cosmos, this.evm, floor);
+    }
     const results = await Promise.all([this.cosmos.prune(version), this.evm?.prune(version)]);
     return { versionsDeleted: results.reduce((n, r) => n + (r?.versionsDeleted ?? 0), 0) };
   }

@@ -65,4 +65,9 @@ export class MvccStore extends StateStore {
       throw toStoreError(error);
     }
   }
+
+  /** Version of the oldest entry still in the changelog; undefined when it holds none. */
+  firstLoggedVersion(): Version | undefined {
+    return this.call(() => this.nativeStore.firstLoggedVersion());
+  }
 }

@@ -57,6 +57,8 @@ export interface NativeStore {
   compact(): Promise<void>;
   /** MVCC stores only: resolves once no flush or compaction is running or pending. */
   waitForCompactions(): Promise<void>;
+  /** MVCC stores only: version of the oldest changelog entry, undefined if none. */
+  firstLoggedVersion(): number | bigint | undefined;
   stats(): NativeStats;
   iterator(
     store: string,

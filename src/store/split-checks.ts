@@ -55,9 +55,14 @@ export function checkEvmDirectory(evmDir: string, cosmos: SideVersions): void {
   );
 }
 
-/** Check 2, after open and before recovery: the EVM SS must hold data when the Cosmos SS does. */
-export function checkEvmNotEmpty(evmDir: string, evm: SideVersions, cosmos: SideVersions): void {
-  if (!hasHistory(cosmos) || hasHistory(evm)) return;
+/**
+ * Check 2, after open and before recovery: the EVM SS must hold data when the Cosmos SS does.
+ * The one exception is `rebuildable`: an EVM SS created with the node's first block whose
+ * Cosmos changelog still holds every block since genesis (a crash before the EVM SS applied
+ * anything); recovery rebuilds it from that changelog, since a split node logs whole blocks.
+ */
+export function checkEvmNotEmpty(evmDir: string, evm: SideVersions, cosmos: SideVersions, rebuildable: boolean): void {
+  if (!hasHistory(cosmos) || hasHistory(evm) || rebuildable) return;
   throw new SplitSafetyCheckError(
     2,
     `the EVM SS in "${evmDir}" holds no data (latest version ${evm.latest}) but the Cosmos SS already has history ` +

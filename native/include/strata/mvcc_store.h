@@ -99,6 +99,8 @@ class MvccStore final : public VersionedStore {
   void Compact();
   /// Waits until RocksDB has no flush or compaction running or pending (for measurements).
   void WaitForCompactions();
+  /// Version of the oldest entry still in the changelog (nullopt if none); works read-only.
+  std::optional<uint64_t> FirstLoggedVersion() const;
   StoreStats Stats() const override;
   Layout layout() const;
   const std::string& dir() const;
