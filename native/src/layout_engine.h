@@ -61,6 +61,21 @@ class LayoutEngine {
   std::unique_ptr<rocksdb::DB> db_;
 };
 
+/// An iterator over nothing (a version below the floor, a store without data yet).
+class EmptyIterator final : public MvccIterator {
+ public:
+  bool Valid() const override { return false; }
+  void Next() override {}
+  std::string_view key() const override { return {}; }
+  std::string_view value() const override { return {}; }
+};
+
+/// A raw iterator over nothing.
+class EmptyRawIterator final : public RawIterator {
+ public:
+  bool Next(RawEntry*) override { return false; }
+};
+
 /// Opens the `pebbledb` layout in `dir`.
 std::unique_ptr<LayoutEngine> OpenPebbleLayout(const std::string& dir, const StoreOptions& options);
 /// Opens the `rocksdb` (user-defined timestamp) layout in `dir`.

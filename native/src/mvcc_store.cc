@@ -494,15 +494,6 @@ class MvccStoreImpl {
   friend class TrackedRawIterator;
 };
 
-// The iterator of a version below the earliest retained one.
-class EmptyIterator final : public MvccIterator {
- public:
-  bool Valid() const override { return false; }
-  void Next() override {}
-  std::string_view key() const override { return {}; }
-  std::string_view value() const override { return {}; }
-};
-
 // Iterators register with the store so that Close can release them before the DB closes;
 // afterwards they report kClosed instead of touching freed memory.
 class TrackedIterator final : public MvccIterator, public StoreResource {

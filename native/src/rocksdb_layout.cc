@@ -3,6 +3,7 @@
 #include <rocksdb/comparator.h>
 #include <rocksdb/write_batch.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "encoding.h"
@@ -141,6 +142,11 @@ class RocksdbLayout final : public LayoutEngine {
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* raw = nullptr;
     if (options.read_only) {
+      // A crash while the store was first created can leave it without its data family yet:
+      // read-only, that is an empty store (a read-write open creates the family).
+      std::vector<std::string> existing;
+      ThrowIfError(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(o), dir, &existing), "list column families of " + dir);
+      if (std::find(existing.begin(), existing.end(), kDataFamily) == existing.end()) families.pop_back();
       ThrowIfError(rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(o), dir, families, &handles, &raw),
                    "open rocksdb-layout store at " + dir);
     } else {
@@ -150,7 +156,7 @@ class RocksdbLayout final : public LayoutEngine {
     }
     db_.reset(raw);
     default_cf_ = handles[0];
-    data_cf_ = handles[1];
+    data_cf_ = handles.size() > 1 ? handles[1] : nullptr;
   }
 
   ~RocksdbLayout() override {
@@ -195,6 +201,7 @@ class RocksdbLayout final : public LayoutEngine {
 
   void Read(std::string_view store, uint64_t version, const std::string_view* keys, size_t count,
             ValueSink& sink) override {
+    if (data_cf_ == nullptr) return;  // read-only view of a store created without data yet
     std::string ts = Timestamp(version);
     rocksdb::Slice ts_slice(ts);
     rocksdb::ReadOptions ro;
@@ -228,11 +235,13 @@ class RocksdbLayout final : public LayoutEngine {
   std::unique_ptr<MvccIterator> NewIterator(std::string_view store, uint64_t version,
                                             std::optional<std::string_view> start, std::optional<std::string_view> end,
                                             bool reverse) override {
+    if (data_cf_ == nullptr) return std::make_unique<EmptyIterator>();
     return std::make_unique<UdtIterator>(db_.get(), data_cf_, encoding::StorePrefix(store), version, start, end,
                                          reverse);
   }
 
   std::unique_ptr<RawIterator> NewRawIterator() override {
+    if (data_cf_ == nullptr) return std::make_unique<EmptyRawIterator>();
     return std::make_unique<UdtRawIterator>(db_.get(), data_cf_);
   }
 
