@@ -64,7 +64,9 @@ Utf8Arg::Utf8Arg(const Napi::Value& value, const char* what) {
   size_t length = 0;
   napi_status status = napi_get_value_string_utf8(value.Env(), value, small_, sizeof(small_), &length);
   NAPI_THROW_IF_FAILED_VOID(value.Env(), status);
-  if (length + 1 < sizeof(small_)) {
+  // Node-API stops at a character boundary when the buffer is short, so only a result with
+  // room for one more 4-byte character to spare is known to be complete.
+  if (length + 5 <= sizeof(small_)) {
     view_ = std::string_view(small_, length);
   } else {
     large_ = value.As<Napi::String>().Utf8Value();

@@ -129,7 +129,7 @@ Napi::Value StateStoreBinding::Open(const Napi::CallbackInfo& info) {
   std::string kind = ToUtf8(info[0], "store kind");
   if (kind != "mvcc" && kind != "evm") ThrowInvalid(env, "store kind must be \"mvcc\" or \"evm\"");
   std::string dir = ToUtf8(info[1], "store directory");
-  if (dir.empty()) ThrowInvalid(env, "store directory is empty");
+  if (dir.empty()) ThrowInvalid(env, "store directory is empty; pass the state store's directory, e.g. <home>/data/pebbledb");
   StoreOptions options = Translate(env, [&] { return ToStoreOptions(info[2]); });
   bool separate_dbs = info[2].IsObject() && info[2].As<Napi::Object>().Get("separateDbs").ToBoolean().Value();
   auto opened = std::make_shared<std::unique_ptr<VersionedStore>>();

@@ -204,20 +204,16 @@ void Changelog::ReplayAfterIndex(uint64_t index, const std::function<void(uint64
   }
 }
 
-void Changelog::StartAt(uint64_t next_index) {
+void Changelog::SkipTo(uint64_t next_index) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (next_index_ != segments_.back().first_index || tail_size_ != 0) {
-    throw Error(ErrorCode::kInvalidArgument, "changelog " + dir_ + " already holds entries");
+  if (next_index <= next_index_) return;
+  // Segments number their entries from their first index on, so the gap starts a new one.
+  if (tail_size_ == 0) {
+    std::error_code ec;
+    fs::remove(segments_.back().path, ec);
+    segments_.pop_back();
   }
-  std::error_code ec;
-  fs::remove(segments_.back().path, ec);
-  segments_.pop_back();
   StartSegment(next_index);
-}
-
-bool Changelog::empty() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return segments_.size() == 1 && tail_size_ == 0;
 }
 
 void Changelog::TruncateBefore(uint64_t index) {

@@ -34,10 +34,9 @@ class Changelog {
   void ReplayFrom(uint64_t min_version, const std::function<void(std::string_view payload)>& fn);
   /// Calls `fn` for every entry whose index is above `index`, in index order.
   void ReplayAfterIndex(uint64_t index, const std::function<void(uint64_t index, std::string_view payload)>& fn);
-  /// Makes the next entry get `next_index`; only while the changelog holds no entry (a store
-  /// whose changelog was removed keeps its indexes increasing).
-  void StartAt(uint64_t next_index);
-  bool empty() const;
+  /// Makes the next entry get `next_index` when that is ahead (a store whose changelog lost
+  /// applied entries — removed, or a torn tail cut — keeps its indexes increasing).
+  void SkipTo(uint64_t next_index);
   /// Deletes whole segments whose entries all have an index below `index`.
   void TruncateBefore(uint64_t index);
 

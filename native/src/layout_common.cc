@@ -54,6 +54,14 @@ bool LayoutEngine::BackgroundWorkPending() const {
   return false;
 }
 
+void ThrowIfOpenFailed(const rocksdb::Status& status, const std::string& dir) {
+  if (status.IsIOError() && status.ToString().find("lock") != std::string::npos) {
+    throw Error(ErrorCode::kIo, "state store " + dir + " is in use by another process (" + status.ToString() +
+                                    "); stop that process (e.g. a running node) before opening it");
+  }
+  ThrowIfError(status, "open state store at " + dir);
+}
+
 void CheckKey(std::string_view key, const char* what) {
   if (key.empty()) {
     throw Error(ErrorCode::kInvalidArgument,

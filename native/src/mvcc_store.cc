@@ -120,12 +120,10 @@ class MvccStoreImpl {
     // Replay resumes right after the last applied entry, whatever its version: genesis (0)
     // and block 1 share a stored version, so versions alone cannot tell what is applied.
     uint64_t applied = engine_->ReadMarker(LayoutEngine::Marker::kAppliedIndex);
-    if (changelog_->empty()) {
-      if (applied > 0) changelog_->StartAt(applied + 1);
-    } else if (changelog_->last_index() < applied) {
-      throw Error(ErrorCode::kCorruption, "the changelog in " + dir_ + "/changelog ends at entry " +
-                                              std::to_string(changelog_->last_index()) + " but the store applied entry " +
-                                              std::to_string(applied) + ": it is not this store's changelog; move it aside");
+    if (changelog_->last_index() < applied) {
+      // Everything logged is applied already (the changelog was removed, or lost a torn tail
+      // whose block reached the DB): continue numbering after the applied entry.
+      changelog_->SkipTo(applied + 1);
     } else {
       changelog_->ReplayAfterIndex(applied, apply);
     }
@@ -245,6 +243,8 @@ class MvccStoreImpl {
     if (version == UINT64_MAX) {
       throw Error(ErrorCode::kInvalidArgument, "cannot prune at the maximum version: nothing would remain readable");
     }
+    // Pruning below an earlier prune height prunes at that height again (nothing new to drop).
+    if (earliest_ > 0) version = std::max<uint64_t>(version, earliest_ - 1);
     guard.unlock();
     // The floor rises before anything is deleted, so no reader sees a half-pruned version.
     RaiseMarker(LayoutEngine::Marker::kEarliest, version + 1);
@@ -574,10 +574,29 @@ std::unique_ptr<MvccIterator> MvccStoreImpl::NewIterator(std::string_view store,
   return std::make_unique<TrackedIterator>(this, engine_->NewIterator(store, version, start, end, reverse));
 }
 
+// RocksDB's user-defined timestamps collapse a version kept by pruning to timestamp 0 (no
+// write is ever stored at 0); such a version is reported at the prune height.
+class CollapsedVersionIterator final : public RawIterator {
+ public:
+  CollapsedVersionIterator(std::unique_ptr<RawIterator> inner, uint64_t prune_height)
+      : inner_(std::move(inner)), prune_height_(prune_height) {}
+  bool Next(RawEntry* entry) override {
+    if (!inner_->Next(entry)) return false;
+    if (entry->version == 0) entry->version = prune_height_;
+    return true;
+  }
+
+ private:
+  std::unique_ptr<RawIterator> inner_;
+  uint64_t prune_height_;
+};
+
 std::unique_ptr<RawIterator> MvccStoreImpl::NewRawIterator() {
   std::shared_lock<std::shared_mutex> guard(state_mu_);
   CheckOpen();
-  return std::make_unique<TrackedRawIterator>(this, engine_->NewRawIterator());
+  uint64_t prune_height = earliest_ > 0 ? earliest_ - 1 : 0;
+  return std::make_unique<TrackedRawIterator>(
+      this, std::make_unique<CollapsedVersionIterator>(engine_->NewRawIterator(), prune_height));
 }
 
 // ---- MvccStore: the public face ----------------------------------------------------------

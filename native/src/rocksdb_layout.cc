@@ -4,7 +4,9 @@
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include "encoding.h"
 #include "layout_engine.h"
@@ -147,12 +149,10 @@ class RocksdbLayout final : public LayoutEngine {
       std::vector<std::string> existing;
       ThrowIfError(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(o), dir, &existing), "list column families of " + dir);
       if (std::find(existing.begin(), existing.end(), kDataFamily) == existing.end()) families.pop_back();
-      ThrowIfError(rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(o), dir, families, &handles, &raw),
-                   "open rocksdb-layout store at " + dir);
+      ThrowIfOpenFailed(rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(o), dir, families, &handles, &raw), dir);
     } else {
       ClearIngestLeftovers(dir_);
-      ThrowIfError(rocksdb::DB::Open(rocksdb::DBOptions(o), dir, families, &handles, &raw),
-                   "open rocksdb-layout store at " + dir);
+      ThrowIfOpenFailed(rocksdb::DB::Open(rocksdb::DBOptions(o), dir, families, &handles, &raw), dir);
     }
     db_.reset(raw);
     default_cf_ = handles[0];
@@ -262,14 +262,17 @@ class RocksdbLayout final : public LayoutEngine {
   PruneResult Prune(uint64_t version) override {
     // Versions below full_history_ts_low that no read at or above it can see are dropped by
     // compaction; the newest version at or below `version` stays visible at version + 1.
-    // Flush first so the versions go away in the compaction below, where RocksDB counts them.
+    // Order matters: flushed first and settled (a compaction the flush starts would otherwise
+    // hide the bottom level from the forced compaction below), then the floor is raised so
+    // every drop happens in a compaction, where RocksDB counts it.
     ThrowIfError(db_->Flush(rocksdb::FlushOptions(), data_cf_), "flush before prune");
+    while (BackgroundWorkPending()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    uint64_t dropped_before = DroppedVersions();
     std::string ts_low = Timestamp(version + 1);
     // RocksDB refuses to lower the mark with InvalidArgument: an earlier, higher prune stands.
     // (GetFullHistoryTsLow is avoided: this RocksDB build asserts when the mark was never set.)
     rocksdb::Status raised = db_->IncreaseFullHistoryTsLow(data_cf_, ts_low);
     if (!raised.IsInvalidArgument()) ThrowIfError(raised, "raise full_history_ts_low");
-    uint64_t dropped_before = DroppedVersions();
     rocksdb::Slice ts_low_slice(ts_low);
     rocksdb::CompactRangeOptions options;
     options.full_history_ts_low = &ts_low_slice;

@@ -240,10 +240,10 @@ export class StateStore {
     } catch (error) {
       throw toStoreError(error);
     }
-    const values = new Array<Buffer | undefined>(keys.length);
+    const values: Array<Buffer | undefined> = [];
     for (let i = 0; i < keys.length; i++) {
       const length = slots[2 * i + 1]!;
-      if (length >= 0) values[i] = packed.subarray(slots[2 * i]!, slots[2 * i]! + length);
+      values.push(length >= 0 ? packed.subarray(slots[2 * i]!, slots[2 * i]! + length) : undefined);
     }
     return values;
   }

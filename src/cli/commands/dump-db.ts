@@ -27,7 +27,7 @@ export class DumpDbCommand extends Command {
     }
     let store: MvccStore;
     try {
-      store = await MvccStore.open(this.dir, { backend: this.backend as Backend, createIfMissing: false });
+      store = await MvccStore.open(this.dir, { backend: this.backend as Backend, createIfMissing: false, readOnly: true });
     } catch (error) {
       this.context.stderr.write(`cannot open ${this.dir}: ${error instanceof StoreError ? error.message : String(error)}\n`);
       return 1;
