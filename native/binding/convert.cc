@@ -88,6 +88,10 @@ Napi::Promise PromiseWorker::Queue(Napi::Env env, Napi::Object keep_alive, Work 
   return promise;
 }
 
+Napi::Promise PromiseWorker::Queue(Napi::Env env, Napi::Object keep_alive, Work work) {
+  return Queue(env, keep_alive, std::move(work), [](Napi::Env env) -> Napi::Value { return env.Undefined(); });
+}
+
 void PromiseWorker::Execute() {
   try {
     work_();

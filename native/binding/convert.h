@@ -65,6 +65,8 @@ class PromiseWorker : public Napi::AsyncWorker {
   /// `keep_alive` (e.g. the owning JS object) stays referenced until the work is done.
   PromiseWorker(Napi::Env env, Napi::Object keep_alive, Work work, Resolve resolve);
   static Napi::Promise Queue(Napi::Env env, Napi::Object keep_alive, Work work, Resolve resolve);
+  /// Queue for work whose promise resolves to undefined.
+  static Napi::Promise Queue(Napi::Env env, Napi::Object keep_alive, Work work);
 
  protected:
   void Execute() override;

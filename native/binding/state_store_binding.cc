@@ -133,8 +133,7 @@ Napi::Value StateStoreBinding::Open(const Napi::CallbackInfo& info) {
   StoreOptions options = Translate(env, [&] { return ToStoreOptions(info[2]); });
   bool separate_dbs = info[2].IsObject() && info[2].As<Napi::Object>().Get("separateDbs").ToBoolean().Value();
   auto opened = std::make_shared<std::unique_ptr<VersionedStore>>();
-  return PromiseWorker::Queue(
-      env, Napi::Object::New(env),
+  return PromiseWorker::Queue(env, Napi::Object::New(env),
       [kind, dir, options, separate_dbs, opened] {
         if (kind == "evm") {
           *opened = EvmStateStore::Open(dir, EvmStoreOptions{options, separate_dbs});
@@ -304,8 +303,7 @@ Napi::Value StateStoreBinding::Drain(const Napi::CallbackInfo& info) {
 Napi::Value StateStoreBinding::Recover(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   VersionedStore* s = &store(env);
-  return PromiseWorker::Queue(
-      env, Value(), [s] { s->Recover(); }, [](Napi::Env env) -> Napi::Value { return env.Undefined(); });
+  return PromiseWorker::Queue(env, Value(), [s] { s->Recover(); });
 }
 
 Napi::Value StateStoreBinding::CatchUpFrom(const Napi::CallbackInfo& info) {
@@ -319,9 +317,7 @@ Napi::Value StateStoreBinding::CatchUpFrom(const Napi::CallbackInfo& info) {
   Napi::Object keep = Napi::Object::New(env);
   keep.Set("self", Value());
   keep.Set("cosmos", info[0]);
-  return PromiseWorker::Queue(
-      env, keep, [evm, cosmos] { evm->CatchUpFrom(*cosmos); },
-      [](Napi::Env env) -> Napi::Value { return env.Undefined(); });
+  return PromiseWorker::Queue(env, keep, [evm, cosmos] { evm->CatchUpFrom(*cosmos); });
 }
 
 Napi::Value StateStoreBinding::LatestVersion(const Napi::CallbackInfo& info) {
@@ -357,8 +353,7 @@ Napi::Value StateStoreBinding::Prune(const Napi::CallbackInfo& info) {
   VersionedStore* s = &store(env);
   uint64_t version = ToVersion(info[0], "prune version");
   auto result = std::make_shared<PruneResult>();
-  return PromiseWorker::Queue(
-      env, Value(), [s, version, result] { *result = s->Prune(version); },
+  return PromiseWorker::Queue(env, Value(), [s, version, result] { *result = s->Prune(version); },
       [result](Napi::Env env) -> Napi::Value {
         Napi::Object out = Napi::Object::New(env);
         out.Set("versionsDeleted", Napi::Number::New(env, static_cast<double>(result->versions_deleted)));
@@ -382,25 +377,21 @@ Napi::Value StateStoreBinding::Import(const Napi::CallbackInfo& info) {
     item.key = std::string(ToBytes(o.Get("key"), "import item key"));
     item.value = std::string(ToBytes(o.Get("value"), "import item value"));
   }
-  return PromiseWorker::Queue(
-      env, Value(), [s, version, items] { s->Import(version, *items); },
-      [](Napi::Env env) -> Napi::Value { return env.Undefined(); });
+  return PromiseWorker::Queue(env, Value(), [s, version, items] { s->Import(version, *items); });
 }
 
 Napi::Value StateStoreBinding::Compact(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto* s = dynamic_cast<MvccStore*>(&store(env));
   if (s == nullptr) throw MakeError(env, ErrorCode::kNotSupported, "manual compaction is offered by MVCC stores only");
-  return PromiseWorker::Queue(
-      env, Value(), [s] { s->Compact(); }, [](Napi::Env env) -> Napi::Value { return env.Undefined(); });
+  return PromiseWorker::Queue(env, Value(), [s] { s->Compact(); });
 }
 
 Napi::Value StateStoreBinding::WaitForCompactions(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto* s = dynamic_cast<MvccStore*>(&store(env));
   if (s == nullptr) throw MakeError(env, ErrorCode::kNotSupported, "waitForCompactions is offered by MVCC stores only");
-  return PromiseWorker::Queue(
-      env, Value(), [s] { s->WaitForCompactions(); }, [](Napi::Env env) -> Napi::Value { return env.Undefined(); });
+  return PromiseWorker::Queue(env, Value(), [s] { s->WaitForCompactions(); });
 }
 
 Napi::Value StateStoreBinding::FirstLoggedVersion(const Napi::CallbackInfo& info) {
@@ -452,14 +443,12 @@ Napi::Value StateStoreBinding::RawIterator(const Napi::CallbackInfo& info) {
 Napi::Value StateStoreBinding::Close(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (closing_) {
-    return PromiseWorker::Queue(
-        env, Value(), [] {}, [](Napi::Env env) -> Napi::Value { return env.Undefined(); });
+    return PromiseWorker::Queue(env, Value(), [] {});
   }
   closing_ = true;
   open_stores_->stores.erase(this);
   VersionedStore* s = store_.get();
-  return PromiseWorker::Queue(
-      env, Value(), [s] { s->Close(); }, [](Napi::Env env) -> Napi::Value { return env.Undefined(); });
+  return PromiseWorker::Queue(env, Value(), [s] { s->Close(); });
 }
 
 bool StateStoreBinding::closing() const { return closing_; }
