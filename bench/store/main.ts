@@ -18,22 +18,31 @@ import { buildAccounts, loadStrata, readStrata, writeStrata, type Accounts } fro
 import { runSplit } from './split-run.js';
 import type { WorkloadSize } from './workload.js';
 
-const QUICK: WorkloadSize & { classicLevelReads: number } = {
+const QUICK: WorkloadSize & { classicLevelReads: number; readRounds: number } = {
   accounts: 100_000, versions: 3, reads: 100_000, batches: 200, blocks: 3, blockTxs: 60_000, seed: 42,
-  classicLevelReads: 10_000,
+  classicLevelReads: 10_000, readRounds: 3,
 };
-const FULL: WorkloadSize & { classicLevelReads: number } = {
+const FULL: WorkloadSize & { classicLevelReads: number; readRounds: number } = {
   accounts: 1_000_000, versions: 3, reads: 500_000, batches: 2_000, blocks: 10, blockTxs: 60_000, seed: 42,
-  classicLevelReads: 30_000,
+  classicLevelReads: 30_000, readRounds: 5,
 };
+
+/** Median of a non-empty list. */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** `min–max` of rates, in thousands. */
+function spread(values: number[]): string {
+  return `${Math.round(Math.min(...values) / 1000)}k–${Math.round(Math.max(...values) / 1000)}k`;
+}
 
 /** How a target fared, for the table. */
 function verdict(ok: boolean): string {
   return ok ? 'met' : 'MISSED';
 }
-
-/** Rounds of alternating native and Node-API reads. */
-const READ_ROUNDS = 3;
 
 /** Targets of the storage issue, as ratios or absolute rates. */
 const TARGETS = { getRatio: 0.7, getManyRatio: 0.85, ingestWritesPerSec: 600_000 };
@@ -49,20 +58,23 @@ async function runCore(work: string, root: string, backend: Backend, size: typeo
   const strataDir = join(work, 'strata');
   log('· load through Node-API, then compact…');
   const loadWritesPerSec = await loadStrata(strataDir, backend, size, accounts);
-  // Node-API and native reads alternate over the same files; the best round of each counts,
-  // so a burst of foreign load on this shared machine does not decide the ratio.
-  let reads = { getPerSec: 0, getManyPerSec: 0 };
-  let nativeReads = { getPerSec: 0, getManyPerSec: 0 };
-  for (let round = 1; round <= READ_ROUNDS; round++) {
-    log(`· reads, round ${round} of ${READ_ROUNDS}: native driver, then Node-API…`);
+  // Node-API and native reads alternate over the same files, several rounds; the median of
+  // each side counts, so a burst of foreign load on this shared machine does not decide the ratio.
+  const napiGet: number[] = [];
+  const napiGetMany: number[] = [];
+  const nativeGet: number[] = [];
+  const nativeGetMany: number[] = [];
+  for (let round = 1; round <= size.readRounds; round++) {
+    log(`· reads, round ${round} of ${size.readRounds}: native driver, then Node-API…`);
     const n = await runNativeDriver(root, strataDir, backend, size, { only: ['get', 'getmany'], reuse: true });
-    nativeReads = {
-      getPerSec: Math.max(nativeReads.getPerSec, n.getPerSec ?? 0),
-      getManyPerSec: Math.max(nativeReads.getManyPerSec, n.getManyPerSec ?? 0),
-    };
+    nativeGet.push(n.getPerSec ?? 0);
+    nativeGetMany.push(n.getManyPerSec ?? 0);
     const r = await readStrata(strataDir, backend, size, accounts);
-    reads = { getPerSec: Math.max(reads.getPerSec, r.getPerSec), getManyPerSec: Math.max(reads.getManyPerSec, r.getManyPerSec) };
+    napiGet.push(r.getPerSec);
+    napiGetMany.push(r.getManyPerSec);
   }
+  const reads = { getPerSec: median(napiGet), getManyPerSec: median(napiGetMany) };
+  const nativeReads = { getPerSec: median(nativeGet), getManyPerSec: median(nativeGetMany) };
   log('· ingest and prune through Node-API…');
   const strata = { loadWritesPerSec, ...reads, ...(await writeStrata(strataDir, backend, size, accounts)) };
   log('· native driver: load, ingest, prune…');
@@ -103,6 +115,8 @@ async function runCore(work: string, root: string, backend: Backend, size: typeo
       `> peers: ${verdict(result.getVsLmdb > 1 && result.getVsClassicLevel > 1)}`],
     ['getMany ×256 (keys/s)', rate(result.napiGetManyPerSec), rate(result.nativeGetManyPerSec), '', '',
       `${result.getManyRatio.toFixed(2)}× native ≥ ${TARGETS.getManyRatio}: ${verdict(result.getManyRatio >= TARGETS.getManyRatio)}`],
+    ['  read rounds (min–max)', `${spread(napiGet)} / ${spread(napiGetMany)}`, `${spread(nativeGet)} / ${spread(nativeGetMany)}`, '', '',
+      `median of ${size.readRounds} alternating rounds`],
     ['ingest transfers (writes/s)', rate(result.ingestWritesPerSec), rate(result.nativeIngestWritesPerSec), '', '',
       `≥ ${rate(TARGETS.ingestWritesPerSec)}: ${verdict(result.ingestWritesPerSec >= TARGETS.ingestWritesPerSec)}`],
     ['ingest ERC-20 (writes/s)', rate(result.erc20IngestWritesPerSec), rate(result.nativeErc20IngestWritesPerSec), '', '', ''],
@@ -140,7 +154,7 @@ async function main(): Promise<void> {
     if (suite !== 'split') Object.assign(output, await runCore(work, root, backend, size, accounts, rows, log));
     if (suite !== 'core') {
       log('· EVM split: mixed blocks split off, then split on…');
-      const split = await runSplit(work, backend, size, accounts, READ_ROUNDS);
+      const split = await runSplit(work, backend, size, accounts, size.readRounds);
       Object.assign(output, split, {
         writeAmpRatio: split.cosmosWriteAmpSplitOn / split.cosmosWriteAmpSplitOff,
         routingRatio: split.evmGetViaCompositePerSec / split.evmGetDirectPerSec,
