@@ -247,16 +247,28 @@ Napi::Value StateStoreBinding::GetMany(const Napi::CallbackInfo& info) {
   VersionedStore& s = store(env);
   Utf8Arg name(info[0], "store name");
   uint64_t version = ToVersion(info[1], "version");
-  if (!info[2].IsArray()) ThrowInvalid(env, "keys must be an array of Uint8Array");
-  Napi::Array keys_array = info[2].As<Napi::Array>();
-  std::vector<std::string_view> keys(keys_array.Length());
-  for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = ToBytes(keys_array.Get(i), "key");
-  if (!info[3].IsTypedArray() || info[3].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array ||
-      info[3].As<Napi::Int32Array>().ElementLength() < 2 * keys.size()) {
+  // Keys arrive packed in one buffer with their lengths: one Node-API call for all of them
+  // instead of two per key.
+  std::string_view packed_keys = ToBytes(info[2], "packed keys");
+  if (!info[3].IsTypedArray() || info[3].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array) {
+    ThrowInvalid(env, "getMany needs an Int32Array of key lengths");
+  }
+  Napi::Int32Array key_lengths = info[3].As<Napi::Int32Array>();
+  size_t count = key_lengths.ElementLength();
+  std::vector<std::string_view> keys(count);
+  size_t offset = 0;
+  for (size_t i = 0; i < count; ++i) {
+    size_t length = static_cast<size_t>(std::max<int32_t>(key_lengths[i], 0));
+    if (offset + length > packed_keys.size()) ThrowInvalid(env, "getMany key lengths exceed the packed keys");
+    keys[i] = packed_keys.substr(offset, length);
+    offset += length;
+  }
+  if (!info[4].IsTypedArray() || info[4].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array ||
+      info[4].As<Napi::Int32Array>().ElementLength() < 2 * count) {
     ThrowInvalid(env, "getMany needs an Int32Array with two slots per key for value offsets and lengths");
   }
-  if (keys.size() > INT32_MAX / 2) ThrowInvalid(env, "getMany takes at most 2^30 keys per call");
-  PackingSink sink(info[3].As<Napi::Int32Array>().Data(), keys.size());
+  if (count > INT32_MAX / 2) ThrowInvalid(env, "getMany takes at most 2^30 keys per call");
+  PackingSink sink(info[4].As<Napi::Int32Array>().Data(), count);
   Translate(env, [&] { s.Read(name.view(), version, keys.data(), keys.size(), sink); });
   return ToBuffer(env, sink.packed());
 }

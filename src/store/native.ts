@@ -36,7 +36,7 @@ export interface NativeStore {
   setScratch(buffer: Buffer): void;
   has(store: string, version: number | bigint, key: Uint8Array): boolean;
   /** Values found, packed; `slots[2i]`, `slots[2i+1]` are key i's offset and length (-1 = absent). */
-  getMany(store: string, version: number | bigint, keys: readonly Uint8Array[], slots: Int32Array): Buffer;
+  getMany(store: string, version: number | bigint, packedKeys: Uint8Array, keyLengths: Int32Array, slots: Int32Array): Buffer;
   /** Logs then applies one encoded changelog entry (see changelog-entry.ts). */
   apply(entry: Uint8Array): Promise<void>;
   drain(): Promise<void>;

@@ -8,7 +8,7 @@
  * survives a crash.
  */
 import { native, type NativeIterator, type NativeStats, type NativeStore, type NativeStoreOptions } from './native.js';
-import { toStoreError } from './errors.js';
+import { InvalidArgumentError, toStoreError } from './errors.js';
 import { encodeChangelogEntry } from './changelog-entry.js';
 
 /** On-disk layout, as named by the `ss-backend` setting. */
@@ -232,11 +232,18 @@ export class StateStore {
 
   /** {@link get} for many keys at one version, in one native call. */
   getMany(store: string, version: Version, keys: readonly Uint8Array[]): Array<Buffer | undefined> {
+    if (!Array.isArray(keys)) throw new InvalidArgumentError('keys must be an array of Uint8Array');
     if (this.#slots.length < 2 * keys.length) this.#slots = new Int32Array(2 * keys.length);
     const slots = this.#slots;
+    const keyLengths = new Int32Array(keys.length);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      if (!(key instanceof Uint8Array)) throw new InvalidArgumentError('key must be a Uint8Array or Buffer');
+      keyLengths[i] = key.length;
+    }
     let packed: Buffer;
     try {
-      packed = this.#native.getMany(store, version, keys, slots);
+      packed = this.#native.getMany(store, version, Buffer.concat(keys as Uint8Array[]), keyLengths, slots);
     } catch (error) {
       throw toStoreError(error);
     }
