@@ -66,8 +66,9 @@ export async function runLmdb(dir: string, size: WorkloadSize, accounts: Account
       writes += batch.length;
     }
     const draws = drawReads(size);
+    const readKeys = Array.from(draws.accounts, (i) => Buffer.from(accounts.balanceKeys[i]!));  // as for Strata
     const read = (r: number): Buffer | undefined => {
-      const key = accounts.balanceKeys[draws.accounts[r]!]!;
+      const key = readKeys[r]!;
       let value: Buffer | undefined;
       for (const entry of db.getRange({ start: versionedKey(key, draws.versions[r]!), end: Buffer.concat([key, VERSION_END]), limit: 1 })) {
         value = entry.value;
@@ -99,8 +100,9 @@ export async function runClassicLevel(dir: string, size: WorkloadSize, accounts:
     // The same steady state as Strata's store, which is compacted after its load.
     await db.compactRange(Buffer.alloc(0), Buffer.alloc(64, 0xff));
     const draws = drawReads({ ...size, reads });
+    const readKeys = Array.from(draws.accounts, (i) => Buffer.from(accounts.balanceKeys[i]!));  // as for Strata
     const read = async (r: number): Promise<Buffer | undefined> => {
-      const key = accounts.balanceKeys[draws.accounts[r]!]!;
+      const key = readKeys[r]!;
       const found = await db.iterator({ gte: versionedKey(key, draws.versions[r]!), lt: Buffer.concat([key, VERSION_END]), limit: 1 }).all();
       return found[0]?.[1];
     };
