@@ -1,0 +1,544 @@
+#include "sc/iavl_tree.h"
+
+#include <algorithm>
+#include <system_error>
+#include <thread>
+
+#include "sc/iavl_hash.h"
+
+namespace strata::sc {
+
+// One node of the tree. Leaves have no children and size 1; inner nodes have both children.
+// Nodes live in a NodePool and are linked by raw pointers; the pool owns them.
+struct IavlTree::Node {
+  std::string key;    // leaf: its key; inner: smallest key of the right subtree
+  std::string value;  // leaves only
+  uint64_t prefix = 0;  // KeyPrefix(key): most routing decisions end here, sparing a
+                        // cache miss on the key's heap buffer
+  Node* left = nullptr;
+  Node* right = nullptr;
+  int64_t version = 0;
+  uint32_t size = 1;  // leaves below (memiavl also caps sizes at uint32)
+  uint8_t height = 0;
+  bool hashed = false;  // whether `hash` is current; cleared whenever the node is stamped
+  Sha256Digest hash{};
+
+  bool IsLeaf() const { return left == nullptr; }
+};
+
+// Chunked node storage with a free list: a block of 60k writes allocates and frees a few
+// hundred thousand nodes, and recycling them avoids one heap round trip per node.
+class IavlTree::NodePool {
+ public:
+  Node* Allocate() {
+    if (free_ != nullptr) {
+      Node* node = free_;
+      free_ = node->left;
+      node->left = nullptr;
+      return node;
+    }
+    if (next_ == kChunkNodes) {
+      chunks_.push_back(std::make_unique<Node[]>(kChunkNodes));
+      next_ = 0;
+    }
+    return &chunks_.back()[next_++];
+  }
+
+  void Release(Node* node) {
+    // Keep small buffers for reuse, but do not let a recycled node pin a large one.
+    ResetString(&node->key);
+    ResetString(&node->value);
+    node->right = nullptr;
+    node->left = free_;
+    free_ = node;
+  }
+
+ private:
+  static constexpr size_t kChunkNodes = 4096;
+  static constexpr size_t kKeepCapacity = 256;
+
+  static void ResetString(std::string* s) {
+    if (s->capacity() > kKeepCapacity) {
+      std::string().swap(*s);
+    } else {
+      s->clear();
+    }
+  }
+
+  std::vector<std::unique_ptr<Node[]>> chunks_;
+  size_t next_ = kChunkNodes;
+  Node* free_ = nullptr;  // linked through `left`
+};
+
+// What Delete hands back one level up.
+struct IavlTree::Removal {
+  Node* node = nullptr;                // the subtree after the removal
+  std::optional<std::string> new_key;  // replacement key for the ancestor that routed right
+  bool removed = false;                // false: the key was absent and nothing changed
+};
+
+namespace {
+
+// The key's first 8 bytes as a big-endian number, zero-padded: comparing two prefixes
+// orders the keys whenever the prefixes differ.
+uint64_t KeyPrefix(std::string_view key) {
+  uint64_t prefix = 0;
+  const size_t n = std::min<size_t>(key.size(), 8);
+  for (size_t i = 0; i < n; ++i) prefix |= uint64_t{static_cast<uint8_t>(key[i])} << (56 - 8 * i);
+  return prefix;
+}
+
+}  // namespace
+
+// A key being looked up, with its prefix computed once for the whole descent.
+struct IavlTree::Probe {
+  std::string_view bytes;
+  uint64_t prefix;
+
+  explicit Probe(std::string_view key) : bytes(key), prefix(KeyPrefix(key)) {}
+
+  /// Whether the probe orders before `node`'s key (that is, routes left).
+  bool Before(const Node* node) const {
+    if (prefix != node->prefix) return prefix < node->prefix;
+    return bytes.compare(node->key) < 0;
+  }
+  /// Whether the probe equals `node`'s key.
+  bool Matches(const Node* node) const { return prefix == node->prefix && bytes == node->key; }
+};
+
+namespace {
+
+// Below this many leaves a subtree is hashed on the current thread: a thread start costs
+// more than hashing a small subtree.
+constexpr uint32_t kParallelHashMinLeaves = 1u << 14;
+
+bool Less(std::string_view a, std::string_view b) { return a.compare(b) < 0; }
+
+// Go's binary.PutUvarint into `out`; returns the bytes written (at most 10).
+size_t EncodeUvarint(uint8_t* out, uint64_t value) {
+  size_t n = 0;
+  while (value >= 0x80) {
+    out[n++] = static_cast<uint8_t>(value | 0x80);
+    value >>= 7;
+  }
+  out[n++] = static_cast<uint8_t>(value);
+  return n;
+}
+
+// Go's binary.PutVarint (zig-zag) into `out`.
+size_t EncodeVarint(uint8_t* out, int64_t value) {
+  const uint64_t zigzag = (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
+  return EncodeUvarint(out, zigzag);
+}
+
+// The varint(height) ‖ varint(size) ‖ varint(version) prefix every node hash starts with.
+size_t EncodeHeader(uint8_t* out, uint8_t height, int64_t size, int64_t version) {
+  size_t n = EncodeVarint(out, height);
+  n += EncodeVarint(out + n, size);
+  n += EncodeVarint(out + n, version);
+  return n;
+}
+
+std::string_view Bytes(const uint8_t* data, size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+// Same bytes as LeafHash() (iavl_hash.cc), written without building a temporary string;
+// the tree tests check both agree through the published root-hash vectors.
+Sha256Digest HashLeafFast(std::string_view key, std::string_view value, int64_t version) {
+  uint8_t buf[40];
+  size_t n = EncodeHeader(buf, 0, 1, version);
+  n += EncodeUvarint(buf + n, key.size());
+  Sha256 hasher;
+  hasher.Update(Bytes(buf, n));
+  hasher.Update(key);
+  const Sha256Digest value_hash = Sha256Of(value);
+  uint8_t tail[1 + kSha256Size];
+  tail[0] = kSha256Size;
+  std::copy(value_hash.begin(), value_hash.end(), tail + 1);
+  hasher.Update(Bytes(tail, sizeof tail));
+  return hasher.Finish();
+}
+
+// Same bytes as InnerHash() (iavl_hash.cc), assembled in one stack buffer.
+Sha256Digest HashInnerFast(uint8_t height, int64_t size, int64_t version,
+                           const Sha256Digest& left, const Sha256Digest& right) {
+  uint8_t buf[30 + 2 * (1 + kSha256Size)];
+  size_t n = EncodeHeader(buf, height, size, version);
+  buf[n++] = kSha256Size;
+  n = std::copy(left.begin(), left.end(), buf + n) - buf;
+  buf[n++] = kSha256Size;
+  n = std::copy(right.begin(), right.end(), buf + n) - buf;
+  Sha256 hasher;
+  hasher.Update(Bytes(buf, n));
+  return hasher.Finish();
+}
+
+// Levels of two-way splits that give each of `threads` threads a subtree.
+int SplitDepth(int threads) {
+  int depth = 0;
+  while ((1 << depth) < threads && depth < 8) ++depth;
+  return depth;
+}
+
+}  // namespace
+
+void IavlTree::UpdateHeightAndSize(Node* node) {
+  node->height = static_cast<uint8_t>(std::max(node->left->height, node->right->height) + 1);
+  node->size = node->left->size + node->right->size;
+}
+
+int IavlTree::Balance(const Node* node) {
+  return int{node->left->height} - int{node->right->height};
+}
+
+// ---- construction ---------------------------------------------------------------------
+
+IavlTree::IavlTree() : IavlTree(Options{}) {}
+
+IavlTree::IavlTree(const Options& options)
+    : pool_(std::make_unique<NodePool>()),
+      initial_version_(options.initial_version),
+      hash_threads_(std::max(1, options.hash_threads)) {}
+
+IavlTree::~IavlTree() = default;
+
+IavlTree::IavlTree(IavlTree&& other) noexcept
+    : pool_(std::move(other.pool_)),
+      root_(std::exchange(other.root_, nullptr)),
+      version_(std::exchange(other.version_, 0)),
+      initial_version_(other.initial_version_),
+      hash_threads_(other.hash_threads_) {
+  // Leave `other` usable as an empty tree.
+  other.pool_ = std::make_unique<NodePool>();
+}
+
+IavlTree& IavlTree::operator=(IavlTree&& other) noexcept {
+  if (this != &other) {
+    pool_ = std::exchange(other.pool_, std::make_unique<NodePool>());
+    root_ = std::exchange(other.root_, nullptr);
+    version_ = std::exchange(other.version_, 0);
+    initial_version_ = other.initial_version_;
+    hash_threads_ = other.hash_threads_;
+  }
+  return *this;
+}
+
+// ---- node building ----------------------------------------------------------------------
+
+IavlTree::Node* IavlTree::NewLeaf(std::string_view key, std::string_view value) {
+  Node* leaf = pool_->Allocate();
+  leaf->key.assign(key.data(), key.size());
+  leaf->prefix = KeyPrefix(key);
+  leaf->value.assign(value.data(), value.size());
+  leaf->left = leaf->right = nullptr;
+  leaf->size = 1;
+  leaf->height = 0;
+  Touch(leaf);
+  return leaf;
+}
+
+// A new inner node over two leaves; it routes by its right leaf's key.
+IavlTree::Node* IavlTree::NewInner(Node* left, Node* right) {
+  Node* inner = pool_->Allocate();
+  inner->key = right->key;
+  inner->prefix = right->prefix;
+  inner->left = left;
+  inner->right = right;
+  UpdateHeightAndSize(inner);
+  Touch(inner);
+  return inner;
+}
+
+// Marks a node as rewritten in the working version; its cached hash is stale from now on.
+void IavlTree::Touch(Node* node) const {
+  node->version = WorkingVersion();
+  node->hashed = false;
+}
+
+// ---- balancing (cosmos/iavl v0.19 rotateLeft/rotateRight/balance) ------------------------
+
+IavlTree::Node* IavlTree::RotateRight(Node* node) {
+  Node* pivot = node->left;
+  node->left = pivot->right;
+  Touch(node);
+  UpdateHeightAndSize(node);
+  pivot->right = node;
+  Touch(pivot);
+  UpdateHeightAndSize(pivot);
+  return pivot;
+}
+
+IavlTree::Node* IavlTree::RotateLeft(Node* node) {
+  Node* pivot = node->right;
+  node->right = pivot->left;
+  Touch(node);
+  UpdateHeightAndSize(node);
+  pivot->left = node;
+  Touch(pivot);
+  UpdateHeightAndSize(pivot);
+  return pivot;
+}
+
+// IAVL's tie rule: a heavy child with balance 0 gets a single rotation, not a double one.
+IavlTree::Node* IavlTree::Rebalance(Node* node) {
+  const int balance = Balance(node);
+  if (balance > 1) {
+    if (Balance(node->left) < 0) node->left = RotateLeft(node->left);
+    return RotateRight(node);
+  }
+  if (balance < -1) {
+    if (Balance(node->right) > 0) node->right = RotateRight(node->right);
+    return RotateLeft(node);
+  }
+  return node;
+}
+
+// Stamps a node whose subtree changed, recomputes its counts and rebalances it.
+IavlTree::Node* IavlTree::Refit(Node* node) {
+  Touch(node);
+  UpdateHeightAndSize(node);
+  return Rebalance(node);
+}
+
+// ---- writes -------------------------------------------------------------------------------
+
+void IavlTree::Set(std::string_view key, std::string_view value) {
+  if (root_ == nullptr) {
+    root_ = NewLeaf(key, value);
+    return;
+  }
+  bool replaced = false;
+  root_ = Insert(root_, Probe(key), value, &replaced);
+}
+
+IavlTree::Node* IavlTree::Insert(Node* node, const Probe& key, std::string_view value,
+                                 bool* replaced) {
+  if (node->IsLeaf()) {
+    if (key.Matches(node)) {
+      // Rewritten in place; equivalent to IAVL's fresh leaf (same key, new value, new version).
+      *replaced = true;
+      node->value.assign(value.data(), value.size());
+      Touch(node);
+      return node;
+    }
+    Node* leaf = NewLeaf(key.bytes, value);
+    return key.Before(node) ? NewInner(leaf, node) : NewInner(node, leaf);
+  }
+  Touch(node);
+  if (key.Before(node)) {
+    node->left = Insert(node->left, key, value, replaced);
+  } else {
+    node->right = Insert(node->right, key, value, replaced);
+  }
+  if (*replaced) return node;  // same shape: IAVL neither resizes nor rebalances
+  UpdateHeightAndSize(node);
+  return Rebalance(node);
+}
+
+bool IavlTree::Remove(std::string_view key) {
+  if (root_ == nullptr) return false;
+  Removal removal = Delete(root_, Probe(key));
+  root_ = removal.node;
+  return removal.removed;
+}
+
+IavlTree::Removal IavlTree::Delete(Node* node, const Probe& key) {
+  if (node->IsLeaf()) {
+    if (!key.Matches(node)) return {node, std::nullopt, false};
+    pool_->Release(node);
+    return {nullptr, std::nullopt, true};
+  }
+  return key.Before(node) ? DeleteLeft(node, key) : DeleteRight(node, key);
+}
+
+IavlTree::Removal IavlTree::DeleteLeft(Node* node, const Probe& key) {
+  Removal child = Delete(node->left, key);
+  if (!child.removed) return {node, std::nullopt, false};
+  if (child.node == nullptr) {
+    // The left leaf went away: the right subtree takes this node's place, and this node's
+    // key (the smallest key on the right) becomes the key of the ancestor that routed right.
+    Node* right = node->right;
+    std::optional<std::string> new_key(std::move(node->key));
+    pool_->Release(node);
+    return {right, std::move(new_key), true};
+  }
+  node->left = child.node;
+  return {Refit(node), std::move(child.new_key), true};
+}
+
+IavlTree::Removal IavlTree::DeleteRight(Node* node, const Probe& key) {
+  Removal child = Delete(node->right, key);
+  if (!child.removed) return {node, std::nullopt, false};
+  if (child.node == nullptr) {
+    Node* left = node->left;
+    pool_->Release(node);
+    return {left, std::nullopt, true};
+  }
+  node->right = child.node;
+  if (child.new_key) {
+    node->key = std::move(*child.new_key);
+    node->prefix = KeyPrefix(node->key);
+  }
+  return {Refit(node), std::nullopt, true};
+}
+
+// ---- reads --------------------------------------------------------------------------------
+
+const IavlTree::Node* IavlTree::FindLeaf(std::string_view key) const {
+  const Node* node = root_;
+  if (node == nullptr) return nullptr;
+  const Probe probe(key);
+  while (!node->IsLeaf()) node = probe.Before(node) ? node->left : node->right;
+  return probe.Matches(node) ? node : nullptr;
+}
+
+std::optional<std::string> IavlTree::Get(std::string_view key) const {
+  const Node* leaf = FindLeaf(key);
+  if (leaf == nullptr) return std::nullopt;
+  return leaf->value;
+}
+
+bool IavlTree::Has(std::string_view key) const { return FindLeaf(key) != nullptr; }
+
+int64_t IavlTree::Size() const { return root_ == nullptr ? 0 : root_->size; }
+
+int IavlTree::Height() const { return root_ == nullptr ? 0 : root_->height; }
+
+int64_t IavlTree::NextVersion() const {
+  // cosmos/iavl PR 660 (memiavl nextVersionU32): the first save jumps to the initial version.
+  if (version_ == 0 && initial_version_ > 1) return initial_version_;
+  return version_ + 1;
+}
+
+// ---- hashing ------------------------------------------------------------------------------
+
+// Hashes every stale node under `node`, children first. While `parallel_depth` > 0, a large
+// node whose children are both stale hashes its left child on a second thread.
+void IavlTree::HashDirty(Node* node, int parallel_depth) const {
+  if (node->hashed) return;
+  if (node->IsLeaf()) {
+    node->hash = HashLeafFast(node->key, node->value, node->version);
+    node->hashed = true;
+    return;
+  }
+  const bool split = parallel_depth > 0 && node->size >= kParallelHashMinLeaves &&
+                     !node->left->hashed && !node->right->hashed;
+  bool hashed_left = false;
+  if (split) {
+    try {
+      std::thread left([this, node, parallel_depth] { HashDirty(node->left, parallel_depth - 1); });
+      HashDirty(node->right, parallel_depth - 1);
+      left.join();
+      hashed_left = true;
+    } catch (const std::system_error&) {
+      // No thread available: finish on this thread below (already-hashed nodes are skipped).
+    }
+  }
+  if (!hashed_left) {
+    HashDirty(node->left, parallel_depth);
+    HashDirty(node->right, parallel_depth);
+  }
+  node->hash = HashInnerFast(node->height, node->size, node->version, node->left->hash,
+                             node->right->hash);
+  node->hashed = true;
+}
+
+Sha256Digest IavlTree::RootHash() const {
+  if (root_ == nullptr) return EmptyTreeHash();
+  HashDirty(root_, SplitDepth(hash_threads_));
+  return root_->hash;
+}
+
+IavlTree::SavedVersion IavlTree::SaveVersion() {
+  // As in memiavl, the hash covers the nodes stamped with Version() + 1, and only then does
+  // the version move (possibly jumping to the initial version).
+  const Sha256Digest hash = RootHash();
+  version_ = NextVersion();
+  return {version_, hash};
+}
+
+// ---- iteration ----------------------------------------------------------------------------
+
+IavlTree::Iterator IavlTree::NewIterator(std::optional<std::string_view> start,
+                                         std::optional<std::string_view> end,
+                                         bool ascending) const {
+  return Iterator(root_, start, end, ascending);
+}
+
+IavlTree::Iterator::Iterator(const Node* root, std::optional<std::string_view> start,
+                             std::optional<std::string_view> end, bool ascending)
+    : ascending_(ascending) {
+  if (start) start_.emplace(*start);
+  if (end) end_.emplace(*end);
+  if (root != nullptr) Seek(root);
+}
+
+// Walks down to the leaf nearest the near bound: ascending, the first key >= start;
+// descending, the last key < end (or a neighbour of it, fixed up by SettleOnLeaf).
+void IavlTree::Iterator::Seek(const Node* root) {
+  const Node* node = root;
+  while (!node->IsLeaf()) {
+    // Every key right of an inner node is >= its key, every key left of it is < its key.
+    if (ascending_) {
+      const bool need_left = !start_ || Less(*start_, node->key);
+      if (need_left) pending_.push_back(node);
+      node = need_left ? node->left : node->right;
+    } else {
+      const bool need_right = !end_ || Less(node->key, *end_);
+      if (need_right) pending_.push_back(node);
+      node = need_right ? node->right : node->left;
+    }
+  }
+  SettleOnLeaf(node);
+}
+
+// The seek can land one leaf short of the range (its path ends at the bound's neighbour);
+// one step then reaches the first in-range leaf, if any.
+void IavlTree::Iterator::SettleOnLeaf(const Node* leaf) {
+  const bool before_range = ascending_ ? (start_ && Less(leaf->key, *start_))
+                                       : (end_ && !Less(leaf->key, *end_));
+  leaf_ = leaf;
+  if (before_range) {
+    Next();
+    return;
+  }
+  if (!InRange(leaf->key)) leaf_ = nullptr;
+}
+
+// Whether `key` has not passed the far bound of the iteration.
+bool IavlTree::Iterator::InRange(std::string_view key) const {
+  return ascending_ ? (!end_ || Less(key, *end_)) : (!start_ || !Less(key, *start_));
+}
+
+// Descends from `node` to the nearest leaf in iteration order, remembering the way back.
+void IavlTree::Iterator::Descend(const Node* node) {
+  while (!node->IsLeaf()) {
+    pending_.push_back(node);
+    node = ascending_ ? node->left : node->right;
+  }
+  leaf_ = node;
+}
+
+void IavlTree::Iterator::Next() {
+  if (leaf_ == nullptr) return;
+  if (pending_.empty()) {
+    leaf_ = nullptr;
+    return;
+  }
+  const Node* parent = pending_.back();
+  pending_.pop_back();
+  Descend(ascending_ ? parent->right : parent->left);
+  if (!InRange(leaf_->key)) {
+    leaf_ = nullptr;
+    pending_.clear();
+  }
+}
+
+std::string_view IavlTree::Iterator::Key() const { return leaf_->key; }
+
+std::string_view IavlTree::Iterator::Value() const { return leaf_->value; }
+
+int64_t IavlTree::Iterator::Version() const { return leaf_->version; }
+
+}  // namespace strata::sc
