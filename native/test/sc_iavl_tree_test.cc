@@ -12,28 +12,15 @@
 
 #include "sc/iavl_hash.h"
 #include "sc_reference_iavl_tree.h"
+#include "sc_published_vectors.h"
 #include "sc_test_util.h"
 
 namespace strata::sc {
 namespace {
 
 using test::Hex;
+using test::Change;
 using test::ReferenceIavlTree;
-
-struct Change {
-  std::string key;
-  std::string value;
-  bool remove = false;
-};
-
-std::vector<Change> Numbered(const char* prefix, int count, bool remove) {
-  std::vector<Change> changes;
-  for (int i = 0; i < count; ++i) {
-    std::string key = prefix + std::string(i < 10 ? "0" : "") + std::to_string(i);  // Go's %02d
-    changes.push_back({key, remove ? "" : "world1", remove});
-  }
-  return changes;
-}
 
 void Apply(IavlTree* tree, const std::vector<Change>& changes) {
   for (const Change& change : changes) {
@@ -49,26 +36,8 @@ void Apply(IavlTree* tree, const std::vector<Change>& changes) {
 // sei-chain sei-db/state_db/sc/memiavl/tree_test.go; the same sequence as
 // IavlHash.RootHashesOfCosmosIavlChangeSets, which checks the reference tree.
 TEST(IavlTree, ReproducesPublishedRootHashes) {
-  std::vector<std::vector<Change>> versions = {
-      {{"hello", "world"}},
-      {{"hello", "world1"}, {"hello1", "world1"}},
-      {{"hello2", "world1"}, {"hello3", "world1"}},
-      Numbered("hello", 1, /*remove=*/false),
-      {{"hello", "", true}, {"hello19", "", true}},
-      Numbered("aello", 21, /*remove=*/false),
-      Numbered("aello", 21, /*remove=*/true),
-  };
-  for (const Change& c : Numbered("hello", 19, /*remove=*/true)) versions.back().push_back(c);
-
-  const char* const kRootHashes[] = {
-      "6032661ab0d201132db7a8fa1da6a0afe427e6278bd122c301197680ab79ca02",
-      "457d81f933f53e5cfb90d813b84981aa2604d69939e10c94304d18287ded31f7",
-      "c7ab142752add0374992261536e502851ce555d243270d3c3c6b77cf31b7945d",
-      "e54da9407cbca3570d04ad5c3296056a0726467cb06272ffd8ef1b4ae87fb99d",
-      "8b04490800d6b54fa569715a754b5fafe24fd720f677cab819394cf7ccf8cdec",
-      "38abd5268374923e6727b14ac5a9bb6611e591d7e316d0a612904062f244e72f",
-      "d91cf6388eeff3204474bb07b853ab0d7d39163912ac1e610e92f9b178c76922",
-  };
+  const std::vector<std::vector<Change>> versions = test::PublishedChangeSets();
+  const std::vector<std::string>& kRootHashes = test::kPublishedRootHashes;
 
   IavlTree tree;
   for (size_t i = 0; i < versions.size(); ++i) {
