@@ -45,10 +45,19 @@ Error ReadOnlyError() {
 void CheckLayoutMarker(const std::string& dir, Layout layout, bool create_if_missing) {
   fs::path marker = fs::path(dir) / kLayoutFile;
   std::error_code ec;
+  bool has_db = fs::exists(fs::path(dir) / "CURRENT", ec);
+  std::string found;
   if (fs::exists(marker, ec)) {
     std::ifstream in(marker);
-    std::string found;
     std::getline(in, found);
+  }
+  // An empty marker beside no database is what an older crash mid-write left: a fresh store.
+  if (!found.empty() || has_db) {
+    if (found.empty()) {
+      throw Error(ErrorCode::kLayoutMismatch,
+                  "state store directory " + dir + " holds a RocksDB database without a " + kLayoutFile +
+                      " marker, so its layout is unknown; point the store at an empty directory or restore the marker");
+    }
     if (found != LayoutName(layout)) {
       throw Error(ErrorCode::kLayoutMismatch,
                   "state store directory " + dir + " was written with ss-backend \"" + found +
@@ -57,19 +66,20 @@ void CheckLayoutMarker(const std::string& dir, Layout layout, bool create_if_mis
     }
     return;
   }
-  if (fs::exists(fs::path(dir) / "CURRENT", ec)) {
-    throw Error(ErrorCode::kLayoutMismatch,
-                "state store directory " + dir + " holds a RocksDB database without a " + kLayoutFile +
-                    " marker, so its layout is unknown; point the store at an empty directory or restore the marker");
-  }
   if (!create_if_missing) {
     throw Error(ErrorCode::kInvalidArgument, "no state store in " + dir + "; check the path (e.g. <home>/data/pebbledb)");
   }
   fs::create_directories(dir, ec);
   if (ec) throw Error(ErrorCode::kIo, "cannot create state store directory " + dir + ": " + ec.message());
-  std::ofstream out(marker);
-  out << LayoutName(layout) << "\n";
-  if (!out) throw Error(ErrorCode::kIo, "cannot write " + marker.string());
+  // Written aside and renamed, so a crash never leaves a half-written marker.
+  fs::path temp = fs::path(dir) / (std::string(kLayoutFile) + ".tmp");
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    out << LayoutName(layout) << "\n";
+    if (!out) throw Error(ErrorCode::kIo, "cannot write " + temp.string());
+  }
+  fs::rename(temp, marker, ec);
+  if (ec) throw Error(ErrorCode::kIo, "cannot write " + marker.string() + ": " + ec.message());
 }
 
 // Something MvccStore::Close must release before the DB goes away.
