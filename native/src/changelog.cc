@@ -227,6 +227,38 @@ void Changelog::TruncateBefore(uint64_t index) {
   }
 }
 
+void Changelog::TruncateAfter(uint64_t index) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (index + 1 >= next_index_) return;
+  tail_fd_ = UniqueFd();
+  while (!segments_.empty() && segments_.back().first_index > index) {
+    std::error_code ec;
+    fs::remove(segments_.back().path, ec);
+    if (ec) throw Error(ErrorCode::kIo, "cannot remove changelog segment " + segments_.back().path + ": " + ec.message());
+    segments_.pop_back();
+  }
+  if (segments_.empty()) {
+    StartSegment(index + 1);
+    return;
+  }
+  // Cut the segment that holds `index` right after that entry's frame.
+  Segment& tail = segments_.back();
+  const auto frames = ReadFrames(tail.path, false);
+  const uint64_t keep = index + 1 - tail.first_index;
+  uint64_t bytes = 0;
+  for (uint64_t i = 0; i < keep && i < frames.size(); ++i) bytes += kFrameHeader + frames[i].size();
+  if (::truncate(tail.path.c_str(), static_cast<off_t>(bytes)) != 0) ThrowErrno("cannot truncate changelog segment " + tail.path);
+  tail_fd_ = UniqueFd(::open(tail.path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
+  if (!tail_fd_.valid()) ThrowErrno("cannot open changelog segment " + tail.path);
+  tail_size_ = bytes;
+  next_index_ = index + 1;
+}
+
+void Changelog::Sync() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (::fdatasync(tail_fd_.get()) != 0) ThrowErrno("cannot sync changelog segment " + segments_.back().path);
+}
+
 uint64_t Changelog::first_index() const {
   std::lock_guard<std::mutex> lock(mu_);
   return segments_.front().first_index;

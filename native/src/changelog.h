@@ -39,6 +39,11 @@ class Changelog {
   void SkipTo(uint64_t next_index);
   /// Deletes whole segments whose entries all have an index below `index`.
   void TruncateBefore(uint64_t index);
+  /// Discards every entry whose index is above `index` (rollback); the next entry gets
+  /// `index + 1`.
+  void TruncateAfter(uint64_t index);
+  /// Makes every appended entry durable (fdatasync of the tail segment).
+  void Sync();
 
   uint64_t first_index() const;
   uint64_t last_index() const;

@@ -506,5 +506,32 @@ TEST(Changelog, DamageInAnOlderSegmentIsCorruptionOnReplay) {
   EXPECT_EQ(fs::file_size(SegmentPath(dir.path(), 1)), 2 * kFrameSize);  // not "repaired"
 }
 
+TEST(Changelog, TruncateAfterDropsLaterEntriesAcrossSegments) {
+  test::TempDir dir;
+  const uint64_t two_frames = 2 * kFrameSize + 1;
+  {
+    Changelog log(dir.path(), two_frames);
+    AppendVersions(log, 1, 7);  // segments 1-2, 3-4, 5-6, 7
+    log.TruncateAfter(3);
+    EXPECT_EQ(log.last_index(), 3u);
+    EXPECT_EQ(SegmentNames(dir.path()), (std::vector<std::string>{SegmentName(1), SegmentName(3)}));
+    EXPECT_EQ(ReplayedVersions(log, 0), (std::vector<uint64_t>{1, 2, 3}));
+    EXPECT_EQ(log.Append(Entry(4, "again")), 4u);
+    log.Sync();
+    log.TruncateAfter(10);  // nothing above: unchanged
+    EXPECT_EQ(log.last_index(), 4u);
+  }
+  Changelog log(dir.path(), two_frames);
+  EXPECT_EQ(log.repaired_bytes(), 0u);
+  EXPECT_EQ(log.last_index(), 4u);
+  auto replayed = ReplayFrom(log, 0);
+  ASSERT_EQ(replayed.size(), 4u);
+  EXPECT_EQ(replayed.back(), Entry(4, "again"));
+  log.TruncateAfter(0);
+  EXPECT_EQ(log.last_index(), 0u);
+  EXPECT_TRUE(ReplayFrom(log, 0).empty());
+  EXPECT_EQ(log.Append(Entry(1)), 1u);
+}
+
 }  // namespace
 }  // namespace strata
