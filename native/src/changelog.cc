@@ -185,6 +185,82 @@ void Changelog::ReplayFrom(uint64_t min_version, const std::function<void(std::s
   }
 }
 
+void Changelog::ScanFrames(const std::string& path, const std::function<bool(std::string_view)>& fn,
+                           bool tolerate_torn_tail) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) ThrowErrno("cannot read changelog segment " + path);
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t pos = 0;
+  while (pos < data.size()) {
+    const bool header = data.size() - pos >= kFrameHeader;
+    const uint32_t len = header ? encoding::DecodeFixed32LE(data.data() + pos) : 0;
+    if (!header || len < kMinPayload || data.size() - pos - kFrameHeader < len ||
+        encoding::DecodeFixed32LE(data.data() + pos + 4) !=
+            Crc(std::string_view(data).substr(pos + kFrameHeader, len))) {
+      if (tolerate_torn_tail) return;
+      throw Error(ErrorCode::kCorruption,
+                  "changelog segment " + path + " has a damaged entry at byte " + std::to_string(pos) +
+                      "; move the changelog directory aside and restore the store from a snapshot");
+    }
+    if (!fn(std::string_view(data).substr(pos + kFrameHeader, len))) return;
+    pos += kFrameHeader + len;
+  }
+}
+
+void Changelog::ReplayVersionRange(uint64_t min_version, uint64_t max_version,
+                                   const std::function<void(std::string_view)>& fn) {
+  std::vector<Segment> segments;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    segments = segments_;
+  }
+  ReplaySegments(segments, min_version, max_version, false, fn);
+}
+
+void Changelog::ReadOnlyReplay(const std::string& dir, uint64_t min_version, uint64_t max_version,
+                               const std::function<void(std::string_view)>& fn) {
+  std::vector<Segment> segments;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::string name = e.path().filename().string();
+    if (name.size() != 20 || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
+    segments.push_back({std::stoull(name), e.path().string()});
+  }
+  std::sort(segments.begin(), segments.end(),
+            [](const Segment& a, const Segment& b) { return a.first_index < b.first_index; });
+  ReplaySegments(segments, min_version, max_version, true, fn);
+}
+
+void Changelog::ReplaySegments(const std::vector<Segment>& segments, uint64_t min_version,
+                               uint64_t max_version, bool tolerate_torn_tail,
+                               const std::function<void(std::string_view)>& fn) {
+  if (min_version > max_version) return;
+  bool done = false;
+  for (size_t i = 0; i < segments.size() && !done; ++i) {
+    const bool last = i + 1 == segments.size();
+    // Skip a segment when the next one starts at or below min_version.
+    if (!last) {
+      std::optional<uint64_t> next_first;
+      ScanFrames(segments[i + 1].path, [&](std::string_view frame) {
+        next_first = ChangelogEntryVersion(frame);
+        return false;
+      }, tolerate_torn_tail && i + 2 == segments.size());
+      if (next_first && *next_first <= min_version) continue;
+    }
+    ScanFrames(segments[i].path, [&](std::string_view frame) {
+      const uint64_t version = ChangelogEntryVersion(frame);
+      if (version > max_version) {
+        done = true;
+        return false;
+      }
+      if (version >= min_version) fn(frame);
+      if (version == max_version) done = true;
+      return !done;
+    }, tolerate_torn_tail && last);
+  }
+}
+
 void Changelog::ReplayAfterIndex(uint64_t index, const std::function<void(uint64_t, std::string_view)>& fn) {
   std::vector<Segment> segments;
   {

@@ -32,6 +32,14 @@ class Changelog {
   /// Calls `fn` for every entry whose version (ChangelogEntryVersion) is at or above
   /// `min_version`, in index order.
   void ReplayFrom(uint64_t min_version, const std::function<void(std::string_view payload)>& fn);
+  /// Calls `fn` for the entries with versions in [min_version, max_version], in order, and
+  /// reads nothing past the entry at `max_version`: safe while another thread appends.
+  void ReplayVersionRange(uint64_t min_version, uint64_t max_version,
+                          const std::function<void(std::string_view payload)>& fn);
+  /// ReplayVersionRange for a reader of `dir` that changes nothing: a torn tail in the last
+  /// segment (a writer killed mid-append) ends the replay instead of being repaired.
+  static void ReadOnlyReplay(const std::string& dir, uint64_t min_version, uint64_t max_version,
+                             const std::function<void(std::string_view payload)>& fn);
   /// Calls `fn` for every entry whose index is above `index`, in index order.
   void ReplayAfterIndex(uint64_t index, const std::function<void(uint64_t index, std::string_view payload)>& fn);
   /// Makes the next entry get `next_index` when that is ahead (a store whose changelog lost
@@ -58,6 +66,13 @@ class Changelog {
   void OpenTail();
   void StartSegment(uint64_t first_index);
   std::vector<std::string> ReadFrames(const std::string& path, bool repair_tail);
+  /// Calls `fn` for each frame of a segment until it returns false; a damaged frame reached
+  /// before that is corruption.
+  static void ScanFrames(const std::string& path, const std::function<bool(std::string_view)>& fn,
+                         bool tolerate_torn_tail = false);
+  static void ReplaySegments(const std::vector<Segment>& segments, uint64_t min_version,
+                             uint64_t max_version, bool tolerate_torn_tail,
+                             const std::function<void(std::string_view)>& fn);
 
   std::string dir_;
   uint64_t segment_bytes_;

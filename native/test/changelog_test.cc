@@ -533,5 +533,28 @@ TEST(Changelog, TruncateAfterDropsLaterEntriesAcrossSegments) {
   EXPECT_EQ(log.Append(Entry(1)), 1u);
 }
 
+TEST(Changelog, ReplayVersionRangeStopsAtTheLastVersionAndIgnoresATornTail) {
+  test::TempDir dir;
+  const uint64_t two_frames = 2 * kFrameSize + 1;
+  Changelog log(dir.path(), two_frames);
+  AppendVersions(log, 1, 7);  // segments 1-2, 3-4, 5-6, 7
+  auto range = [&](uint64_t lo, uint64_t hi) {
+    std::vector<uint64_t> versions;
+    log.ReplayVersionRange(lo, hi, [&](std::string_view e) { versions.push_back(ChangelogEntryVersion(e)); });
+    return versions;
+  };
+  EXPECT_EQ(range(2, 5), (std::vector<uint64_t>{2, 3, 4, 5}));
+  EXPECT_EQ(range(5, 5), (std::vector<uint64_t>{5}));
+  EXPECT_EQ(range(6, 100), (std::vector<uint64_t>{6, 7}));
+  EXPECT_TRUE(range(5, 4).empty());
+  // Half a frame being appended after entry 7 must not disturb a replay that ends at 7.
+  {
+    std::ofstream out(SegmentPath(dir.path(), 7), std::ios::binary | std::ios::app);
+    out.write("\x40\x00\x00\x00junk", 8);
+  }
+  EXPECT_EQ(range(7, 7), (std::vector<uint64_t>{7}));
+  EXPECT_STRATA_ERROR(range(7, 8), ErrorCode::kCorruption);
+}
+
 }  // namespace
 }  // namespace strata

@@ -22,6 +22,11 @@ struct StoreInfo {
   /// The store's root hash (32 bytes for IAVL and FlatKV); empty for stores that have none,
   /// such as the mem stores the SDK lists for compatibility.
   std::string hash;
+
+  bool operator==(const StoreInfo& other) const {
+    return name == other.name && version == other.version && hash == other.hash;
+  }
+  bool operator!=(const StoreInfo& other) const { return !(*this == other); }
 };
 
 /// Name of the extra entry through which FlatKV's LtHash checksum enters the app hash.

@@ -5,10 +5,13 @@
 #include <thread>
 
 #include "sc/iavl_hash.h"
+#include "strata/status.h"
+#include "sc/memiavl/tree_snapshot.h"
 
 namespace strata::sc {
 
-// One node of the tree. Leaves have no children and size 1; inner nodes have both children.
+// One node of the tree. Leaves have height 0 and size 1; inner nodes have both children, or,
+// when `lazy`, have them still in the snapshot (branch `snap_index`, leaves from `leaf_start`).
 // Nodes live in a NodePool and are linked by raw pointers; the pool owns them.
 struct IavlTree::Node {
   std::string key;    // leaf: its key; inner: smallest key of the right subtree
@@ -21,9 +24,12 @@ struct IavlTree::Node {
   uint32_t size = 1;  // leaves below (memiavl also caps sizes at uint32)
   uint8_t height = 0;
   bool hashed = false;  // whether `hash` is current; cleared whenever the node is stamped
+  bool lazy = false;    // children not loaded yet (snapshot nodes only; such nodes are hashed)
+  uint32_t snap_index = 0;
+  uint32_t leaf_start = 0;
   Sha256Digest hash{};
 
-  bool IsLeaf() const { return left == nullptr; }
+  bool IsLeaf() const { return height == 0; }
 };
 
 // Chunked node storage with a free list: a block of 60k writes allocates and frees a few
@@ -49,6 +55,7 @@ class IavlTree::NodePool {
     ResetString(&node->key);
     ResetString(&node->value);
     node->right = nullptr;
+    node->lazy = false;
     node->left = free_;
     free_ = node;
   }
@@ -192,6 +199,74 @@ int IavlTree::Balance(const Node* node) {
   return int{node->left->height} - int{node->right->height};
 }
 
+// ---- snapshot nodes -------------------------------------------------------------------------
+// Child links are read through LeftOf/RightOf, which load a snapshot node's children on first
+// use. Dirty (unhashed) nodes never have lazy children, so hashing, which may run on several
+// threads, follows the raw links and never allocates.
+
+IavlTree::Node* IavlTree::LeftOf(const Node* node) const {
+  if (node->lazy) LoadChildren(const_cast<Node*>(node));
+  return node->left;
+}
+
+IavlTree::Node* IavlTree::RightOf(const Node* node) const {
+  if (node->lazy) LoadChildren(const_cast<Node*>(node));
+  return node->right;
+}
+
+void IavlTree::LoadChildren(Node* node) const {
+  const SnapshotBranch branch = snapshot_->Branch(node->snap_index);
+  const uint32_t start = node->leaf_start;
+  const uint32_t end = start + branch.size;
+  const uint32_t key_leaf = branch.key_leaf;
+  const uint32_t right_size = end - key_leaf;
+  if (key_leaf <= start || key_leaf >= end || right_size > node->snap_index + 1) {
+    throw Error(ErrorCode::kCorruption, "memiavl snapshot branch " + std::to_string(node->snap_index) +
+                                            " has an impossible key leaf; remove that snapshot and reopen");
+  }
+  node->right = right_size == 1 ? LoadLeaf(key_leaf) : LoadBranch(node->snap_index - 1, key_leaf);
+  node->left = key_leaf - start == 1 ? LoadLeaf(start) : LoadBranch(node->snap_index - right_size, start);
+  node->lazy = false;
+}
+
+IavlTree::Node* IavlTree::LoadLeaf(uint32_t index) const {
+  const SnapshotLeaf rec = snapshot_->Leaf(index);
+  Node* leaf = pool_->Allocate();
+  leaf->key.assign(rec.key.data(), rec.key.size());
+  leaf->prefix = KeyPrefix(rec.key);
+  leaf->value.assign(rec.value.data(), rec.value.size());
+  leaf->left = leaf->right = nullptr;
+  leaf->version = rec.version;
+  leaf->size = 1;
+  leaf->height = 0;
+  leaf->hash = rec.hash;
+  leaf->hashed = true;
+  leaf->lazy = false;
+  return leaf;
+}
+
+IavlTree::Node* IavlTree::LoadBranch(uint32_t index, uint32_t leaf_start) const {
+  const SnapshotBranch rec = snapshot_->Branch(index);
+  if (rec.height == 0 || rec.size < 2) {
+    throw Error(ErrorCode::kCorruption, "memiavl snapshot branch " + std::to_string(index) +
+                                            " has height 0 or size < 2; remove that snapshot and reopen");
+  }
+  Node* node = pool_->Allocate();
+  const std::string_view key = snapshot_->LeafKey(rec.key_leaf);
+  node->key.assign(key.data(), key.size());
+  node->prefix = KeyPrefix(key);
+  node->left = node->right = nullptr;
+  node->version = rec.version;
+  node->size = rec.size;
+  node->height = rec.height;
+  node->hash = rec.hash;
+  node->hashed = true;
+  node->lazy = true;
+  node->snap_index = index;
+  node->leaf_start = leaf_start;
+  return node;
+}
+
 // ---- construction ---------------------------------------------------------------------
 
 IavlTree::IavlTree() : IavlTree(Options{}) {}
@@ -201,10 +276,25 @@ IavlTree::IavlTree(const Options& options)
       initial_version_(options.initial_version),
       hash_threads_(std::max(1, options.hash_threads)) {}
 
+IavlTree::IavlTree(std::shared_ptr<const TreeSnapshot> snapshot, const Options& options)
+    : IavlTree(options) {
+  snapshot_ = std::move(snapshot);
+  version_ = snapshot_->version();
+  if (snapshot_->leaf_count() == 1) {
+    root_ = LoadLeaf(0);
+  } else if (snapshot_->leaf_count() > 1) {
+    root_ = LoadBranch(snapshot_->branch_count() - 1, 0);
+    if (root_->size != snapshot_->leaf_count()) {
+      throw Error(ErrorCode::kCorruption, "memiavl snapshot root does not cover every leaf; remove that snapshot and reopen");
+    }
+  }
+}
+
 IavlTree::~IavlTree() = default;
 
 IavlTree::IavlTree(IavlTree&& other) noexcept
     : pool_(std::move(other.pool_)),
+      snapshot_(std::move(other.snapshot_)),
       root_(std::exchange(other.root_, nullptr)),
       version_(std::exchange(other.version_, 0)),
       initial_version_(other.initial_version_),
@@ -216,6 +306,7 @@ IavlTree::IavlTree(IavlTree&& other) noexcept
 IavlTree& IavlTree::operator=(IavlTree&& other) noexcept {
   if (this != &other) {
     pool_ = std::exchange(other.pool_, std::make_unique<NodePool>());
+    snapshot_ = std::move(other.snapshot_);
     root_ = std::exchange(other.root_, nullptr);
     version_ = std::exchange(other.version_, 0);
     initial_version_ = other.initial_version_;
@@ -259,8 +350,8 @@ void IavlTree::Touch(Node* node) const {
 // ---- balancing (cosmos/iavl v0.19 rotateLeft/rotateRight/balance) ------------------------
 
 IavlTree::Node* IavlTree::RotateRight(Node* node) {
-  Node* pivot = node->left;
-  node->left = pivot->right;
+  Node* pivot = LeftOf(node);
+  node->left = RightOf(pivot);
   Touch(node);
   UpdateHeightAndSize(node);
   pivot->right = node;
@@ -270,8 +361,8 @@ IavlTree::Node* IavlTree::RotateRight(Node* node) {
 }
 
 IavlTree::Node* IavlTree::RotateLeft(Node* node) {
-  Node* pivot = node->right;
-  node->right = pivot->left;
+  Node* pivot = RightOf(node);
+  node->right = LeftOf(pivot);
   Touch(node);
   UpdateHeightAndSize(node);
   pivot->left = node;
@@ -284,11 +375,15 @@ IavlTree::Node* IavlTree::RotateLeft(Node* node) {
 IavlTree::Node* IavlTree::Rebalance(Node* node) {
   const int balance = Balance(node);
   if (balance > 1) {
-    if (Balance(node->left) < 0) node->left = RotateLeft(node->left);
+    Node* left = LeftOf(node);
+    LeftOf(left);  // its children take part in the rotation
+    if (Balance(left) < 0) node->left = RotateLeft(left);
     return RotateRight(node);
   }
   if (balance < -1) {
-    if (Balance(node->right) > 0) node->right = RotateRight(node->right);
+    Node* right = RightOf(node);
+    LeftOf(right);
+    if (Balance(right) > 0) node->right = RotateRight(right);
     return RotateLeft(node);
   }
   return node;
@@ -327,9 +422,9 @@ IavlTree::Node* IavlTree::Insert(Node* node, const Probe& key, std::string_view 
   }
   Touch(node);
   if (key.Before(node)) {
-    node->left = Insert(node->left, key, value, replaced);
+    node->left = Insert(LeftOf(node), key, value, replaced);
   } else {
-    node->right = Insert(node->right, key, value, replaced);
+    node->right = Insert(RightOf(node), key, value, replaced);
   }
   if (*replaced) return node;  // same shape: IAVL neither resizes nor rebalances
   UpdateHeightAndSize(node);
@@ -353,7 +448,7 @@ IavlTree::Removal IavlTree::Delete(Node* node, const Probe& key) {
 }
 
 IavlTree::Removal IavlTree::DeleteLeft(Node* node, const Probe& key) {
-  Removal child = Delete(node->left, key);
+  Removal child = Delete(LeftOf(node), key);
   if (!child.removed) return {node, std::nullopt, false};
   if (child.node == nullptr) {
     // The left leaf went away: the right subtree takes this node's place, and this node's
@@ -368,7 +463,7 @@ IavlTree::Removal IavlTree::DeleteLeft(Node* node, const Probe& key) {
 }
 
 IavlTree::Removal IavlTree::DeleteRight(Node* node, const Probe& key) {
-  Removal child = Delete(node->right, key);
+  Removal child = Delete(RightOf(node), key);
   if (!child.removed) return {node, std::nullopt, false};
   if (child.node == nullptr) {
     Node* left = node->left;
@@ -389,7 +484,7 @@ const IavlTree::Node* IavlTree::FindLeaf(std::string_view key) const {
   const Node* node = root_;
   if (node == nullptr) return nullptr;
   const Probe probe(key);
-  while (!node->IsLeaf()) node = probe.Before(node) ? node->left : node->right;
+  while (!node->IsLeaf()) node = probe.Before(node) ? LeftOf(node) : RightOf(node);
   return probe.Matches(node) ? node : nullptr;
 }
 
@@ -450,6 +545,62 @@ Sha256Digest IavlTree::RootHash() const {
   return root_->hash;
 }
 
+int64_t IavlTree::AdvanceVersion() {
+  version_ = NextVersion();
+  return version_;
+}
+
+void IavlTree::WalkPostOrder(IavlPostOrderVisitor& visitor) const {
+  if (root_ == nullptr) return;
+  RootHash();
+  uint32_t leaves = 0;
+  WalkNode(root_, visitor, &leaves);
+}
+
+void IavlTree::WalkNode(const Node* node, IavlPostOrderVisitor& visitor, uint32_t* leaves) const {
+  if (node->IsLeaf()) {
+    visitor.Leaf((*leaves)++, node->key, node->value, node->version, node->hash);
+    return;
+  }
+  if (node->lazy) {
+    WalkSnapshotBranch(node->snap_index, node->leaf_start, visitor, leaves);
+    return;
+  }
+  WalkNode(node->left, visitor, leaves);
+  const uint32_t key_leaf = *leaves;
+  WalkNode(node->right, visitor, leaves);
+  visitor.Branch(node->height, node->version, node->size, key_leaf, node->key, node->hash);
+}
+
+// Streams an untouched snapshot subtree in the same order, straight from the snapshot records.
+void IavlTree::WalkSnapshotBranch(uint32_t index, uint32_t leaf_start, IavlPostOrderVisitor& visitor,
+                                  uint32_t* leaves) const {
+  const SnapshotBranch branch = snapshot_->Branch(index);
+  const uint32_t end = leaf_start + branch.size;
+  const uint32_t right_size = end - branch.key_leaf;
+  if (branch.key_leaf <= leaf_start || branch.key_leaf >= end || right_size > index + 1) {
+    throw Error(ErrorCode::kCorruption, "memiavl snapshot branch " + std::to_string(index) +
+                                            " has an impossible key leaf; remove that snapshot and reopen");
+  }
+  auto walk_leaf = [&](uint32_t i) {
+    const SnapshotLeaf leaf = snapshot_->Leaf(i);
+    visitor.Leaf((*leaves)++, leaf.key, leaf.value, leaf.version, leaf.hash);
+  };
+  if (branch.key_leaf - leaf_start == 1) {
+    walk_leaf(leaf_start);
+  } else {
+    WalkSnapshotBranch(index - right_size, leaf_start, visitor, leaves);
+  }
+  const uint32_t key_leaf = *leaves;
+  if (right_size == 1) {
+    walk_leaf(branch.key_leaf);
+  } else {
+    WalkSnapshotBranch(index - 1, branch.key_leaf, visitor, leaves);
+  }
+  visitor.Branch(branch.height, branch.version, branch.size, key_leaf, snapshot_->LeafKey(branch.key_leaf),
+                 branch.hash);
+}
+
 IavlTree::SavedVersion IavlTree::SaveVersion() {
   // As in memiavl, the hash covers the nodes stamped with Version() + 1, and only then does
   // the version move (possibly jumping to the initial version).
@@ -463,15 +614,15 @@ IavlTree::SavedVersion IavlTree::SaveVersion() {
 IavlTree::Iterator IavlTree::NewIterator(std::optional<std::string_view> start,
                                          std::optional<std::string_view> end,
                                          bool ascending) const {
-  return Iterator(root_, start, end, ascending);
+  return Iterator(this, start, end, ascending);
 }
 
-IavlTree::Iterator::Iterator(const Node* root, std::optional<std::string_view> start,
+IavlTree::Iterator::Iterator(const IavlTree* tree, std::optional<std::string_view> start,
                              std::optional<std::string_view> end, bool ascending)
-    : ascending_(ascending) {
+    : tree_(tree), ascending_(ascending) {
   if (start) start_.emplace(*start);
   if (end) end_.emplace(*end);
-  if (root != nullptr) Seek(root);
+  if (tree->root_ != nullptr) Seek(tree->root_);
 }
 
 // Walks down to the leaf nearest the near bound: ascending, the first key >= start;
@@ -483,11 +634,11 @@ void IavlTree::Iterator::Seek(const Node* root) {
     if (ascending_) {
       const bool need_left = !start_ || Less(*start_, node->key);
       if (need_left) pending_.push_back(node);
-      node = need_left ? node->left : node->right;
+      node = need_left ? tree_->LeftOf(node) : tree_->RightOf(node);
     } else {
       const bool need_right = !end_ || Less(node->key, *end_);
       if (need_right) pending_.push_back(node);
-      node = need_right ? node->right : node->left;
+      node = need_right ? tree_->RightOf(node) : tree_->LeftOf(node);
     }
   }
   SettleOnLeaf(node);
@@ -515,7 +666,7 @@ bool IavlTree::Iterator::InRange(std::string_view key) const {
 void IavlTree::Iterator::Descend(const Node* node) {
   while (!node->IsLeaf()) {
     pending_.push_back(node);
-    node = ascending_ ? node->left : node->right;
+    node = ascending_ ? tree_->LeftOf(node) : tree_->RightOf(node);
   }
   leaf_ = node;
 }
@@ -528,7 +679,7 @@ void IavlTree::Iterator::Next() {
   }
   const Node* parent = pending_.back();
   pending_.pop_back();
-  Descend(ascending_ ? parent->right : parent->left);
+  Descend(ascending_ ? tree_->RightOf(parent) : tree_->LeftOf(parent));
   if (!InRange(leaf_->key)) {
     leaf_ = nullptr;
     pending_.clear();

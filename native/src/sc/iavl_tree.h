@@ -22,7 +22,12 @@
 // on-disk snapshots plus its changelog). Hashes are cached per node and recomputed lazily for
 // the nodes touched since they were last hashed, so a save after k writes costs O(k log n).
 //
-// Not thread-safe: callers serialise all calls, including const ones (RootHash fills caches).
+// A tree can also start from an on-disk snapshot (memiavl/tree_snapshot.h): its nodes are then
+// read from the mapped files on first touch, so opening costs O(1) and a read materialises only
+// its path; writes copy the nodes they change into memory as usual.
+//
+// Not thread-safe: callers serialise all calls, including const ones (RootHash fills caches,
+// reads materialise snapshot nodes).
 #pragma once
 
 #include <cstdint>
@@ -36,6 +41,21 @@
 #include "sc/sha256.h"
 
 namespace strata::sc {
+
+class TreeSnapshot;
+
+/// Receives a tree's nodes in post-order (children before parents, leaves in key order).
+class IavlPostOrderVisitor {
+ public:
+  virtual ~IavlPostOrderVisitor() = default;
+  /// A leaf; `index` counts leaves from 0 in key order.
+  virtual void Leaf(uint32_t index, std::string_view key, std::string_view value, int64_t version,
+                    const Sha256Digest& hash) = 0;
+  /// A branch after its subtree; `key_leaf` is the index of its right subtree's first leaf and
+  /// `key` that leaf's key (the branch's routing key).
+  virtual void Branch(uint8_t height, int64_t version, uint32_t size, uint32_t key_leaf,
+                      std::string_view key, const Sha256Digest& hash) = 0;
+};
 
 class IavlTree {
  public:
@@ -59,6 +79,8 @@ class IavlTree {
   IavlTree();
   /// An empty tree at version 0 with `options`.
   explicit IavlTree(const Options& options);
+  /// The tree saved in `snapshot`, at the snapshot's version; nodes load on first touch.
+  IavlTree(std::shared_ptr<const TreeSnapshot> snapshot, const Options& options);
   ~IavlTree();
 
   IavlTree(IavlTree&& other) noexcept;
@@ -105,6 +127,15 @@ class IavlTree {
   /// Hashes the working tree and seals it as the next version.
   SavedVersion SaveVersion();
 
+  /// Seals the working tree as the next version without hashing it; returns that version.
+  /// Replaying many versions this way and hashing once at the end gives the same hashes,
+  /// since a node's hash depends only on its final contents and version stamp.
+  int64_t AdvanceVersion();
+
+  /// Visits every node in post-order (hashing dirty nodes first). Unchanged snapshot subtrees
+  /// are read straight from the snapshot without being materialised.
+  void WalkPostOrder(IavlPostOrderVisitor& visitor) const;
+
   /// Iterator over keys in [start, end) (nullopt = unbounded), ascending or descending.
   /// It is invalidated by any Set/Remove.
   Iterator NewIterator(std::optional<std::string_view> start, std::optional<std::string_view> end,
@@ -135,8 +166,17 @@ class IavlTree {
   Removal DeleteRight(Node* node, const Probe& key);
   const Node* FindLeaf(std::string_view key) const;
   void HashDirty(Node* node, int parallel_depth) const;
+  Node* LeftOf(const Node* node) const;
+  Node* RightOf(const Node* node) const;
+  void LoadChildren(Node* node) const;
+  Node* LoadLeaf(uint32_t index) const;
+  Node* LoadBranch(uint32_t index, uint32_t leaf_start) const;
+  void WalkNode(const Node* node, IavlPostOrderVisitor& visitor, uint32_t* leaves) const;
+  void WalkSnapshotBranch(uint32_t index, uint32_t leaf_start, IavlPostOrderVisitor& visitor,
+                          uint32_t* leaves) const;
 
   std::unique_ptr<NodePool> pool_;
+  std::shared_ptr<const TreeSnapshot> snapshot_;
   Node* root_ = nullptr;
   int64_t version_ = 0;
   int64_t initial_version_ = 0;
@@ -159,13 +199,14 @@ class IavlTree::Iterator {
 
  private:
   friend class IavlTree;
-  Iterator(const Node* root, std::optional<std::string_view> start,
+  Iterator(const IavlTree* tree, std::optional<std::string_view> start,
            std::optional<std::string_view> end, bool ascending);
   void Seek(const Node* root);
   void Descend(const Node* node);
   void SettleOnLeaf(const Node* leaf);
   bool InRange(std::string_view key) const;
 
+  const IavlTree* tree_;
   std::optional<std::string> start_, end_;
   bool ascending_;
   // Inner nodes whose far subtree (right when ascending, left when descending) is still to

@@ -1,0 +1,177 @@
+// memiavl: the state commitment of the Cosmos module stores. One IAVL tree per store, kept in
+// memory on top of the newest on-disk snapshot (mapped, loaded on touch), with a changelog of
+// every block committed since, so a reopen is "newest snapshot + replay".
+//
+// Directory (`dir`, e.g. data/committer.db):
+//   LOCK                       flock: exclusive for a writer, shared for readers
+//   current -> snapshot-<v>    symlink to the newest complete snapshot, swapped by rename
+//   snapshot-<20-digit v>/     __metadata, CHECKSUMS and one tree_snapshot.h directory per store
+//   changelog/                 one entry per committed block (strata::Changelog), synced on commit
+//
+// Snapshots are taken every `snapshot_interval` versions on a background thread: it rebuilds the
+// snapshot's version from the previous snapshot and the changelog (never touching the live
+// trees), writes it under `snapshot-<v>-tmp/`, checksums and renames it, then catches up with the
+// blocks committed meanwhile; the commit thread switches to the new trees after a later commit.
+// Anything named *-tmp is an interrupted write and is removed by the next writer's open.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "changelog.h"
+#include "sc/commit_info.h"
+#include "sc/iavl_tree.h"
+
+namespace strata::sc {
+
+/// How a memiavl directory is opened and maintained.
+struct MemIavlOptions {
+  /// Take a snapshot when the committed version is a multiple of this (0 = never).
+  int64_t snapshot_interval = 10000;
+  /// Snapshots kept besides the newest one.
+  int keep_recent = 1;
+  /// Version of the first commit when > 1 (a chain starting at a later height).
+  int64_t initial_version = 0;
+  /// Threads used to hash a large tree.
+  int hash_threads = 2;
+  /// Create the directory when missing (writers only).
+  bool create_if_missing = true;
+  /// Open for reading: shared lock, nothing on disk is changed, commits are refused.
+  bool read_only = false;
+  /// Read-only: open at this version (newest snapshot at or below it, then replay); 0 = latest.
+  int64_t target_version = 0;
+  /// Write snapshots on a background thread (false: inside Commit, for tools and tests).
+  bool async_snapshot = true;
+};
+
+/// One node of an export stream (IAVL export order: per store, post-order).
+struct MemIavlExportNode {
+  std::string_view key;
+  std::string_view value;  // empty for inner nodes
+  int64_t version;
+  uint8_t height;  // 0 for leaves
+};
+
+/// Receives an export stream.
+class MemIavlExportSink {
+ public:
+  virtual ~MemIavlExportSink() = default;
+  /// Starts the nodes of store `name`.
+  virtual void Store(std::string_view name) = 0;
+  /// One node of the current store.
+  virtual void Node(const MemIavlExportNode& node) = 0;
+};
+
+/// The memiavl database. Calls are serialised by the caller (one writer thread).
+class MemIavlDb {
+ public:
+  /// Opens (or creates) `dir`. Throws kIo when another process holds the lock, kCorruption for
+  /// a damaged snapshot or changelog (with the remedy), kInvalidArgument for bad options.
+  static std::unique_ptr<MemIavlDb> Open(const std::string& dir, const MemIavlOptions& options);
+  ~MemIavlDb();
+  MemIavlDb(const MemIavlDb&) = delete;
+  MemIavlDb& operator=(const MemIavlDb&) = delete;
+
+  /// Stages `key` = `value` in store `store` for the next commit (creates the store's tree).
+  void Set(std::string_view store, std::string_view key, std::string_view value);
+  /// Stages the removal of `key` from `store`.
+  void Delete(std::string_view store, std::string_view key);
+
+  /// Store infos of the working state (staged changes included), as the next commit will
+  /// report them: {name, next version, root hash}, sorted by name.
+  std::vector<StoreInfo> WorkingCommitInfo();
+  /// Logs the staged changes durably, seals them as the next version and returns that
+  /// version's store infos. May start a background snapshot or switch to a finished one.
+  std::vector<StoreInfo> Commit();
+
+  /// The last committed version (0 before the first commit).
+  int64_t Version() const { return version_; }
+  /// The version the next Commit will return.
+  int64_t NextVersion() const;
+  /// Store infos of the last commit, sorted by name.
+  const std::vector<StoreInfo>& LastCommitInfo() const { return last_commit_info_; }
+  /// The tree of `store` (working state), or nullptr when no such store exists.
+  const IavlTree* Tree(std::string_view store) const;
+  /// Names of every store, sorted.
+  std::vector<std::string> StoreNames() const;
+
+  /// Rolls the committed state back to `target` (Version() ≥ target ≥ the oldest version a
+  /// snapshot plus the changelog still covers), discarding later versions on disk: the
+  /// changelog after it and the snapshots above it. Returns the store infos at `target`.
+  std::vector<StoreInfo> Rollback(int64_t target);
+
+  /// Streams the committed state (no staged changes allowed) in IAVL export order.
+  void Export(MemIavlExportSink& sink) const;
+
+  /// Versions of the complete snapshots on disk, ascending.
+  std::vector<int64_t> SnapshotVersions() const;
+  /// Blocks until no background snapshot is running; rethrows its failure, if any.
+  void WaitForSnapshot();
+  /// Bytes written by the last finished snapshot and the seconds it took.
+  std::pair<uint64_t, double> LastSnapshotStats() const;
+
+  /// Stops the snapshot thread and releases the lock; later calls throw kClosed. Idempotent.
+  void Close();
+
+  /// Builds a fresh memiavl directory at `version` from an export stream (`next` fills the
+  /// next item and returns false at the end; an item is a store header when `store` is set).
+  struct ImportItem {
+    std::optional<std::string> store;
+    std::string key, value;
+    int64_t version = 0;
+    uint8_t height = 0;
+  };
+  static void Import(const std::string& dir, int64_t version, const MemIavlOptions& options,
+                     const std::function<bool(ImportItem*)>& next);
+
+ private:
+  struct Trees;
+  struct SnapshotJob;
+  MemIavlDb(std::string dir, const MemIavlOptions& options);
+
+  void CheckOpen() const;
+  void CheckWritable() const;
+  IavlTree& TreeForWrite(std::string_view store);
+  void LoadCommitted(int64_t target);
+  void ReplayInto(Trees& trees, int64_t from_version, int64_t to_version) const;
+  std::vector<StoreInfo> InfosOf(Trees& trees) const;
+  void StartSnapshot();
+  void RunSnapshot(SnapshotJob* job);
+  uint64_t WriteSnapshot(Trees& trees, int64_t version) const;
+  void PruneSnapshots();
+  void AdoptFinishedSnapshot();
+  uint64_t IndexOf(int64_t version) const;
+
+  std::string dir_;
+  MemIavlOptions options_;
+  int lock_fd_ = -1;
+  bool closed_ = false;
+  std::unique_ptr<Changelog> changelog_;  // writers only
+  int64_t index_delta_ = 0;               // changelog index = version - index_delta_
+  bool index_delta_known_ = false;
+
+  std::unique_ptr<Trees> trees_;
+  int64_t version_ = 0;
+  std::vector<StoreInfo> last_commit_info_;
+  // Staged changes per store, in order: key → value (nullopt = delete).
+  std::map<std::string, std::vector<std::pair<std::string, std::optional<std::string>>>, std::less<>> staged_;
+
+  std::unique_ptr<SnapshotJob> job_;
+  std::atomic<int64_t> durable_version_{0};  // newest version whose changelog entry is synced
+  std::exception_ptr snapshot_error_;         // a failed background snapshot, until reported
+  uint64_t last_snapshot_bytes_ = 0;
+  double last_snapshot_seconds_ = 0;
+};
+
+}  // namespace strata::sc
