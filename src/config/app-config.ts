@@ -1,0 +1,289 @@
+/**
+ * `config/app.toml`: the state layers (`[state-commit]`, `[state-store]`) and the EVM JSON-RPC
+ * server (`[evm]`). Typed schema, defaults and parsing; cross-key rules live in split-rules.ts.
+ */
+import { isValidHost } from './address.js';
+import { Duration } from './duration.js';
+import { rejectLegacyEvmSsKeys } from './legacy-keys.js';
+import { accept, reject } from './parse-result.js';
+import { defaultsOf, type SectionSchema } from './schema.js';
+import { readSettings, sectionTable, type FileContext } from './section-reader.js';
+import { checkSplitRules, warnEvmSsOverrides } from './split-rules.js';
+import type { TomlTable } from './toml-value.js';
+import { booleanKind, durationKind, integerKind, oneOfKind, textKind } from './value-kinds.js';
+import type { ParsedConfigFile } from './warnings.js';
+
+/** Path of the file relative to the node home, as error messages name it. */
+export const APP_TOML = 'config/app.toml';
+
+/** SS database backends (`ss-backend`). */
+export const SS_BACKENDS = ['pebbledb', 'rocksdb'] as const;
+/** An SS database backend; it drives the Cosmos SS and every EVM SS sub-DB. */
+export type SsBackend = (typeof SS_BACKENDS)[number];
+
+/** `[state-commit]`: the SC layer (memiavl + FlatKV), source of the app hash. */
+export interface StateCommitConfig {
+  /** `sc-enable`. */
+  readonly enable: boolean;
+  /** `sc-async-commit-buffer`: queued commits; <= 0 commits synchronously. */
+  readonly asyncCommitBuffer: number;
+  /** `sc-keep-recent`: old snapshots kept besides the latest. */
+  readonly keepRecent: number;
+  /** `sc-snapshot-interval`: blocks between snapshots; 0 disables them. */
+  readonly snapshotInterval: number;
+  /** `sc-snapshot-min-time-interval`: seconds that must pass between two snapshots. */
+  readonly snapshotMinTimeInterval: number;
+  /** `sc-snapshot-write-rate-mbps`: snapshot write rate cap in MB/s; 0 = unlimited. */
+  readonly snapshotWriteRateMbps: number;
+  /** `sc-snapshot-writer-limit`: parallel snapshot writers. */
+  readonly snapshotWriterLimit: number;
+}
+
+/** `[state-store]`: the SS layer (versioned history for queries), with the EVM split. */
+export interface StateStoreConfig {
+  /** `ss-enable`. */
+  readonly enable: boolean;
+  /** `ss-backend`: backend of the Cosmos SS and of every EVM SS sub-DB. */
+  readonly backend: SsBackend;
+  /** `evm-ss-split`: EVM state lives only in the EVM SS under data/evm_ss/. */
+  readonly evmSsSplit: boolean;
+  /** `evm-ss-separate-dbs`: one EVM SS DB per key family instead of one DB. */
+  readonly evmSsSeparateDbs: boolean;
+  /** `ss-keep-recent`: versions kept by pruning; 0 keeps every version. */
+  readonly keepRecent: number;
+  /** `ss-prune-interval`: seconds between pruning runs. */
+  readonly pruneInterval: number;
+  /** `ss-async-write-buffer`: queued SS writes; <= 0 writes synchronously. */
+  readonly asyncWriteBuffer: number;
+}
+
+/** `[evm]`: the EVM JSON-RPC server and its request limits. */
+export interface EvmRpcConfig {
+  /** `http-enabled`. */
+  readonly httpEnabled: boolean;
+  /** `http-address`: interface the HTTP and WebSocket servers bind. */
+  readonly httpAddress: string;
+  /** `http-port`. */
+  readonly httpPort: number;
+  /** `ws-enabled`. */
+  readonly wsEnabled: boolean;
+  /** `ws-port`. */
+  readonly wsPort: number;
+  /** `max-body-bytes`: largest request body accepted. */
+  readonly maxBodyBytes: number;
+  /** `max-batch-size`: most calls in one JSON-RPC batch. */
+  readonly maxBatchSize: number;
+  /** `max-concurrent-requests`: requests served at once; more are refused. */
+  readonly maxConcurrentRequests: number;
+  /** `max-log-block-range`: widest block range of one `eth_getLogs`. */
+  readonly maxLogBlockRange: number;
+  /** `trace-timeout`: time limit of one `debug_trace*` call. */
+  readonly traceTimeout: Duration;
+  /** `max-concurrent-traces`: `debug_trace*` calls run at once. */
+  readonly maxConcurrentTraces: number;
+  /** `max-struct-log-bytes`: cap on the struct logger's output. */
+  readonly maxStructLogBytes: number;
+  /** `gas-cap`: gas limit of `eth_call` / `eth_estimateGas` / `debug_traceCall`; 0 = no cap. */
+  readonly gasCap: number;
+}
+
+/** Everything `config/app.toml` configures. */
+export interface AppConfig {
+  /** `[state-commit]`. */
+  readonly stateCommit: StateCommitConfig;
+  /** `[state-store]`. */
+  readonly stateStore: StateStoreConfig;
+  /** `[evm]`. */
+  readonly evm: EvmRpcConfig;
+}
+
+const MIB = 1024 * 1024;
+
+/** Schema of `[state-commit]`. */
+export const STATE_COMMIT_SECTION: SectionSchema<StateCommitConfig> = {
+  name: 'state-commit',
+  doc: 'State commitment (SC): memiavl for module stores, FlatKV for EVM state; the app hash comes from here.',
+  settings: {
+    enable: { key: 'sc-enable', doc: 'Turn state commitment on; must be true for evm-ss-split.', kind: booleanKind(), default: true },
+    asyncCommitBuffer: {
+      key: 'sc-async-commit-buffer',
+      doc: 'Commits queued to the background writer; 0 or less commits synchronously.',
+      kind: integerKind(),
+      default: 100,
+    },
+    keepRecent: { key: 'sc-keep-recent', doc: 'Old SC snapshots kept besides the latest one.', kind: integerKind({ min: 0 }), default: 1 },
+    snapshotInterval: {
+      key: 'sc-snapshot-interval',
+      doc: 'Blocks between SC snapshots; 0 disables snapshots.',
+      kind: integerKind({ min: 0 }),
+      default: 10000,
+    },
+    snapshotMinTimeInterval: {
+      key: 'sc-snapshot-min-time-interval',
+      doc: 'Seconds that must pass between two SC snapshots.',
+      kind: integerKind({ min: 0 }),
+      default: 3600,
+    },
+    snapshotWriteRateMbps: {
+      key: 'sc-snapshot-write-rate-mbps',
+      doc: 'Snapshot write rate cap in MB/s; 0 = unlimited.',
+      kind: integerKind({ min: 0 }),
+      default: 100,
+    },
+    snapshotWriterLimit: {
+      key: 'sc-snapshot-writer-limit',
+      doc: 'Snapshot writers run in parallel (at least 1).',
+      kind: integerKind({ min: 1 }),
+      default: 4,
+    },
+  },
+};
+
+/** Schema of `[state-store]`. */
+export const STATE_STORE_SECTION: SectionSchema<StateStoreConfig> = {
+  name: 'state-store',
+  doc: 'State store (SS): versioned key/value history serving historical queries.',
+  settings: {
+    enable: { key: 'ss-enable', doc: 'Turn the state store on; must be true for evm-ss-split.', kind: booleanKind(), default: true },
+    backend: {
+      key: 'ss-backend',
+      doc: 'Database backend of the Cosmos SS and of every EVM SS sub-DB: "pebbledb" or "rocksdb".',
+      kind: oneOfKind(SS_BACKENDS),
+      default: 'pebbledb',
+    },
+    evmSsSplit: {
+      key: 'evm-ss-split',
+      doc: 'Keep EVM state only in the EVM SS (data/evm_ss/); turning it on needs a wipe and a state sync.',
+      kind: booleanKind(),
+      default: false,
+    },
+    evmSsSeparateDbs: {
+      key: 'evm-ss-separate-dbs',
+      doc: 'With evm-ss-split: one EVM SS DB per key family (nonce, codehash, code, storage, legacy).',
+      kind: booleanKind(),
+      default: false,
+    },
+    keepRecent: {
+      key: 'ss-keep-recent',
+      doc: 'Versions kept when pruning; 0 keeps every version (archive). Lowering it prunes history.',
+      kind: integerKind({ min: 0 }),
+      default: 100000,
+    },
+    pruneInterval: {
+      key: 'ss-prune-interval',
+      doc: 'Seconds between pruning runs (at least 1).',
+      kind: integerKind({ min: 1 }),
+      default: 600,
+    },
+    asyncWriteBuffer: {
+      key: 'ss-async-write-buffer',
+      doc: 'Blocks queued for the background SS writer; 0 or less writes synchronously.',
+      kind: integerKind(),
+      default: 100,
+    },
+  },
+};
+
+const hostKind = textKind<string>(
+  'an IP address or host name, e.g. "127.0.0.1"',
+  (text) => (isValidHost(text) ? accept(text) : reject('')),
+  (host) => host,
+);
+const portKind = integerKind({ min: 1, max: 65535 });
+
+/** Schema of `[evm]`. */
+export const EVM_SECTION: SectionSchema<EvmRpcConfig> = {
+  name: 'evm',
+  doc: 'EVM JSON-RPC server (eth_, net_, web3_, debug_) and its request limits.',
+  settings: {
+    httpEnabled: { key: 'http-enabled', doc: 'Serve JSON-RPC over HTTP.', kind: booleanKind(), default: true },
+    httpAddress: {
+      key: 'http-address',
+      doc: 'Interface the HTTP and WebSocket servers bind; "0.0.0.0" exposes them to the network.',
+      kind: hostKind,
+      default: '127.0.0.1',
+    },
+    httpPort: { key: 'http-port', doc: 'HTTP JSON-RPC port.', kind: portKind, default: 8545 },
+    wsEnabled: { key: 'ws-enabled', doc: 'Serve JSON-RPC over WebSocket.', kind: booleanKind(), default: true },
+    wsPort: { key: 'ws-port', doc: 'WebSocket JSON-RPC port.', kind: portKind, default: 8546 },
+    maxBodyBytes: {
+      key: 'max-body-bytes',
+      doc: 'Largest request body accepted, in bytes.',
+      kind: integerKind({ min: 1 }),
+      default: 5 * MIB,
+    },
+    maxBatchSize: { key: 'max-batch-size', doc: 'Most calls in one JSON-RPC batch.', kind: integerKind({ min: 1 }), default: 1000 },
+    maxConcurrentRequests: {
+      key: 'max-concurrent-requests',
+      doc: 'Requests served at once; further requests are refused until one finishes.',
+      kind: integerKind({ min: 1 }),
+      default: 1024,
+    },
+    maxLogBlockRange: {
+      key: 'max-log-block-range',
+      doc: 'Widest block range one eth_getLogs call may scan.',
+      kind: integerKind({ min: 1 }),
+      default: 2000,
+    },
+    traceTimeout: {
+      key: 'trace-timeout',
+      doc: 'Time limit of one debug_trace* call, as a duration such as "5s".',
+      kind: durationKind({ positive: true }),
+      default: Duration.parse('5s'),
+    },
+    maxConcurrentTraces: {
+      key: 'max-concurrent-traces',
+      doc: 'debug_trace* calls run at once.',
+      kind: integerKind({ min: 1 }),
+      default: 8,
+    },
+    maxStructLogBytes: {
+      key: 'max-struct-log-bytes',
+      doc: 'Cap on the struct logger output of one trace, in bytes.',
+      kind: integerKind({ min: 1 }),
+      default: 64 * MIB,
+    },
+    gasCap: {
+      key: 'gas-cap',
+      doc: 'Gas limit of eth_call, eth_estimateGas and debug_traceCall; 0 = no cap.',
+      kind: integerKind({ min: 0 }),
+      default: 50_000_000,
+    },
+  },
+};
+
+/** The sections of `app.toml`, in rendering order. */
+export const APP_SECTIONS = {
+  stateCommit: STATE_COMMIT_SECTION,
+  stateStore: STATE_STORE_SECTION,
+  evm: EVM_SECTION,
+} as const;
+
+/** The configuration a node uses when `app.toml` sets nothing. */
+export function defaultAppConfig(): AppConfig {
+  return {
+    stateCommit: defaultsOf(STATE_COMMIT_SECTION.settings),
+    stateStore: defaultsOf(STATE_STORE_SECTION.settings),
+    evm: defaultsOf(EVM_SECTION.settings),
+  };
+}
+
+/** Validates a parsed `app.toml` (integers as bigint); throws ConfigError on the first bad value. */
+export function parseAppConfig(root: TomlTable, file: string = APP_TOML): ParsedConfigFile<AppConfig> {
+  const ctx: FileContext = { file, spelling: 'as-documented', warnings: [] };
+  const stateStoreTable = sectionTable(ctx, root, STATE_STORE_SECTION.name);
+  // Checked before anything else: a legacy key must never be skipped as merely "unknown".
+  rejectLegacyEvmSsKeys(file, stateStoreTable);
+
+  const sectionNames = new Set(Object.values(APP_SECTIONS).map((section) => section.name));
+  readSettings(ctx, '', {}, root, sectionNames);
+  const overrides = warnEvmSsOverrides(ctx, stateStoreTable);
+  const read = <S>(schema: SectionSchema<S>): S => readSettings(ctx, schema.name, schema.settings, sectionTable(ctx, root, schema.name));
+  const config: AppConfig = {
+    stateCommit: read(STATE_COMMIT_SECTION),
+    stateStore: readSettings(ctx, STATE_STORE_SECTION.name, STATE_STORE_SECTION.settings, stateStoreTable, overrides),
+    evm: read(EVM_SECTION),
+  };
+  checkSplitRules(ctx, config);
+  return { config, warnings: ctx.warnings };
+}
