@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "addon_data.h"
+#include "commit_store_binding.h"
 #include "mvcc_iterator_binding.h"
 #include "state_store_binding.h"
 
@@ -15,7 +16,11 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   env.SetInstanceData(data.release());  // owned and deleted by the environment from here on
   StateStoreBinding::Init(env, exports);
   MvccIteratorBinding::Init(env, exports);
-  env.AddCleanupHook([open_stores] { StateStoreBinding::CloseAll(*open_stores); });
+  CommitStoreBinding::Init(env, exports);
+  env.AddCleanupHook([open_stores] {
+    StateStoreBinding::CloseAll(*open_stores);
+    CommitStoreBinding::CloseAll(*open_stores);
+  });
   return exports;
 }
 

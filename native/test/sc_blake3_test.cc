@@ -2,13 +2,26 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <ostream>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "sc_test_util.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 namespace strata::sc {
+
+// Failure messages name the engine instead of dumping its bytes. Declared in the engine's
+// namespace so gtest finds it by argument-dependent lookup.
+void PrintTo(Blake3Engine engine, std::ostream* os) { *os << Blake3EngineName(engine); }
+
 namespace {
 
 using test::Hex;
@@ -131,6 +144,206 @@ TEST(Blake3, LongOutputIsConsistent) {
   EXPECT_EQ(Blake3Xof("lthash", 1000), long_out.substr(0, 1000));
   EXPECT_NE(long_out.substr(0, 64), long_out.substr(64, 64));
 }
+
+// ---- engines: every engine this CPU runs must give the portable engine's output ----
+
+std::vector<Blake3Engine> SupportedEngines() {
+  std::vector<Blake3Engine> engines;
+  for (Blake3Engine engine : {Blake3Engine::kPortable, Blake3Engine::kSse41, Blake3Engine::kAvx2,
+                              Blake3Engine::kAvx512}) {
+    if (Blake3EngineSupported(engine)) engines.push_back(engine);
+  }
+  return engines;
+}
+
+std::string RandomBytes(std::mt19937_64& rng, size_t len) {
+  std::string out(len, '\0');
+  for (char& c : out) c = static_cast<char>(rng());
+  return out;
+}
+
+std::string XofOn(Blake3Engine engine, std::string_view input, size_t out_len) {
+  std::string out(out_len, '\0');
+  Blake3XofInto(input, reinterpret_cast<uint8_t*>(out.data()), out_len, engine);
+  return out;
+}
+
+// The XOF of `input` fed to a hasher on `engine` in 1 to 5 pieces cut at random points.
+std::string StreamedXofOn(Blake3Engine engine, std::string_view input, size_t out_len,
+                          std::mt19937_64& rng) {
+  const size_t pieces = 1 + rng() % 5;
+  std::vector<size_t> cuts = {0, input.size()};
+  for (size_t i = 1; i < pieces; ++i) cuts.push_back(rng() % (input.size() + 1));
+  std::sort(cuts.begin(), cuts.end());
+  Blake3 hasher(engine);
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+    hasher.Update(input.substr(cuts[i], cuts[i + 1] - cuts[i]));
+  }
+  std::string out(out_len, '\0');
+  hasher.Finalize(reinterpret_cast<uint8_t*>(out.data()), out_len);
+  return out;
+}
+
+class Blake3EngineTest : public ::testing::TestWithParam<Blake3Engine> {};
+
+TEST_P(Blake3EngineTest, OfficialVectors) {
+  const Blake3Engine engine = GetParam();
+  for (const Vector& v : OfficialVectors()) {
+    SCOPED_TRACE("input_len " + std::to_string(v.input_len));
+    const std::string input = TestInput(v.input_len);
+    EXPECT_EQ(Hex(XofOn(engine, input, kExtendedSize)), v.hash);
+    for (size_t piece : {1, 63, 64, 65, 1024, 1025}) {
+      Blake3 hasher(engine);
+      for (size_t at = 0; at < input.size(); at += piece) {
+        hasher.Update(std::string_view(input).substr(at, piece));
+      }
+      EXPECT_EQ(HexOf(hasher.Finalize()), std::string(v.hash).substr(0, 64)) << "piece " << piece;
+    }
+  }
+}
+
+// Thousands of random inputs of 0..300 bytes (the LtHash entry sizes), each read at 2048
+// bytes (LtHash's 32 output blocks) or a random length (partial last block, and block counts
+// that are not multiples of the SIMD widths): one-shot and randomly split streaming output
+// on the engine equal the portable engine's.
+TEST_P(Blake3EngineTest, MatchesPortableOnRandomInputs) {
+  const Blake3Engine engine = GetParam();
+  std::mt19937_64 rng(0xb1a4e3 + static_cast<uint64_t>(engine));
+  constexpr int kInputs = 3000;
+  for (int i = 0; i < kInputs; ++i) {
+    const std::string input = RandomBytes(rng, rng() % 301);
+    const size_t out_len = i % 2 == 0 ? 2048 : rng() % 2200;
+    SCOPED_TRACE("input " + std::to_string(i) + ", length " + std::to_string(input.size()) +
+                 ", output " + std::to_string(out_len));
+    const std::string expected = XofOn(Blake3Engine::kPortable, input, out_len);
+    ASSERT_EQ(XofOn(engine, input, out_len), expected);
+    ASSERT_EQ(StreamedXofOn(engine, input, out_len, rng), expected);
+  }
+}
+
+// Inputs of several chunks exercise parent-node compression on the engine.
+TEST_P(Blake3EngineTest, MatchesPortableOnMultiChunkInputs) {
+  const Blake3Engine engine = GetParam();
+  std::mt19937_64 rng(0xc4f1 + static_cast<uint64_t>(engine));
+  for (int i = 0; i < 150; ++i) {
+    const std::string input = RandomBytes(rng, 1025 + rng() % 8000);
+    const size_t out_len = rng() % 700;
+    SCOPED_TRACE("input " + std::to_string(i) + ", length " + std::to_string(input.size()));
+    const std::string expected = XofOn(Blake3Engine::kPortable, input, out_len);
+    ASSERT_EQ(XofOn(engine, input, out_len), expected);
+    ASSERT_EQ(StreamedXofOn(engine, input, out_len, rng), expected);
+  }
+}
+
+// The kernels themselves on random nodes: runs of output blocks of every length up to 40
+// (any mix of 16-, 8-, 4- and 1-block steps), starting at counters whose low word wraps inside
+// the run, so each lane's carry into the counter's high word is checked.
+TEST_P(Blake3EngineTest, KernelsMatchPortableAcrossCounterCarry) {
+  const blake3_detail::Kernels& kernels = blake3_detail::KernelsFor(GetParam());
+  const blake3_detail::Kernels& portable = blake3_detail::KernelsFor(Blake3Engine::kPortable);
+  std::mt19937_64 rng(0x0c0ffee);
+  const uint64_t kFirstCounters[] = {0, 1, 7, 0xfffffff0ull, 0xfffffffdull, 0x1fffffffbull};
+  for (uint64_t first_counter : kFirstCounters) {
+    for (size_t count = 0; count <= 40; ++count) {
+      SCOPED_TRACE("first_counter " + std::to_string(first_counter) + ", count " +
+                   std::to_string(count));
+      uint32_t cv[8];
+      for (uint32_t& word : cv) word = static_cast<uint32_t>(rng());
+      const auto block_len = static_cast<uint32_t>(1 + rng() % 64);
+      uint8_t block[64] = {};
+      for (uint32_t i = 0; i < block_len; ++i) block[i] = static_cast<uint8_t>(rng());
+      const auto flags = static_cast<uint32_t>(rng() % 16);
+
+      std::vector<uint8_t> expected(64 * count), actual(64 * count);
+      portable.root_blocks(cv, block, block_len, first_counter, flags, count, expected.data());
+      kernels.root_blocks(cv, block, block_len, first_counter, flags, count, actual.data());
+      ASSERT_EQ(actual, expected);
+
+      uint32_t expected_cv[8], actual_cv[8];
+      std::copy(cv, cv + 8, expected_cv);
+      std::copy(cv, cv + 8, actual_cv);
+      portable.compress_in_place(expected_cv, block, block_len, first_counter + count, flags);
+      kernels.compress_in_place(actual_cv, block, block_len, first_counter + count, flags);
+      ASSERT_TRUE(std::equal(actual_cv, actual_cv + 8, expected_cv));
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(SupportedEngines, Blake3EngineTest,
+                         ::testing::ValuesIn(SupportedEngines()),
+                         [](const ::testing::TestParamInfo<Blake3Engine>& info) {
+                           switch (info.param) {
+                             case Blake3Engine::kAvx512:
+                               return std::string("Avx512");
+                             case Blake3Engine::kAvx2:
+                               return std::string("Avx2");
+                             case Blake3Engine::kSse41:
+                               return std::string("Sse41");
+                             case Blake3Engine::kPortable:
+                               break;
+                           }
+                           return std::string("Portable");
+                         });
+
+TEST(Blake3Engine, PortableIsAlwaysSupported) {
+  EXPECT_TRUE(Blake3EngineSupported(Blake3Engine::kPortable));
+  EXPECT_STREQ(Blake3EngineName(Blake3Engine::kPortable), "portable");
+  EXPECT_STREQ(Blake3EngineName(Blake3Engine::kSse41), "sse4.1");
+  EXPECT_STREQ(Blake3EngineName(Blake3Engine::kAvx2), "avx2");
+  EXPECT_STREQ(Blake3EngineName(Blake3Engine::kAvx512), "avx512");
+}
+
+// The default is the widest engine the CPU runs, so production code never takes a slower
+// path on a machine that could do better.
+TEST(Blake3Engine, DefaultIsFastestSupported) {
+  Blake3Engine expected = Blake3Engine::kPortable;
+  if (Blake3EngineSupported(Blake3Engine::kSse41)) expected = Blake3Engine::kSse41;
+  if (Blake3EngineSupported(Blake3Engine::kAvx2)) expected = Blake3Engine::kAvx2;
+  if (Blake3EngineSupported(Blake3Engine::kAvx512)) expected = Blake3Engine::kAvx512;
+  EXPECT_EQ(DefaultBlake3Engine(), expected);
+}
+
+// The engine-less entry points (what LtHash and the tree code call) agree with portable.
+TEST(Blake3Engine, DefaultFunctionsMatchPortable) {
+  for (size_t len : {0, 1, 64, 65, 200, 1024, 1025, 3000}) {
+    SCOPED_TRACE("input_len " + std::to_string(len));
+    const std::string input = TestInput(len);
+    EXPECT_EQ(Blake3Xof(input, 2048), XofOn(Blake3Engine::kPortable, input, 2048));
+    Blake3 portable(Blake3Engine::kPortable);
+    portable.Update(input);
+    EXPECT_EQ(Blake3Of(input), portable.Finalize());
+    Blake3 default_engine;
+    default_engine.Update(input);
+    EXPECT_EQ(default_engine.Finalize(), portable.Finalize());
+  }
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+// Detection agrees with CPUID: SSE4.1 is leaf 1 ECX bit 19; AVX2 and AVX-512F are leaf 7
+// EBX bits 5 and 16, usable only when the OS saves their registers (OSXSAVE, then XCR0
+// bits 1-2 for YMM and also 5-7 for ZMM). So a machine with these units really runs the
+// SIMD tests above.
+TEST(Blake3Engine, DetectsSimdFromCpuid) {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  ASSERT_NE(__get_cpuid(1, &eax, &ebx, &ecx, &edx), 0);
+  const bool sse41 = (ecx & (1u << 19)) != 0;
+  const bool osxsave = (ecx & (1u << 27)) != 0;
+  unsigned xcr0 = 0;
+  if (osxsave) {
+    unsigned xcr0_hi = 0;
+    __asm__("xgetbv" : "=a"(xcr0), "=d"(xcr0_hi) : "c"(0));
+  }
+  const bool ymm_saved = (xcr0 & 0x06) == 0x06;
+  const bool zmm_saved = (xcr0 & 0xe6) == 0xe6;
+  unsigned ebx7 = 0;
+  const bool has_leaf7 = __get_cpuid_count(7, 0, &eax, &ebx7, &ecx, &edx) != 0;
+  const bool avx2 = has_leaf7 && (ebx7 & (1u << 5)) != 0 && ymm_saved;
+  const bool avx512f = has_leaf7 && (ebx7 & (1u << 16)) != 0 && zmm_saved;
+  EXPECT_EQ(Blake3EngineSupported(Blake3Engine::kSse41), sse41);
+  EXPECT_EQ(Blake3EngineSupported(Blake3Engine::kAvx2), sse41 && avx2);
+  EXPECT_EQ(Blake3EngineSupported(Blake3Engine::kAvx512), sse41 && avx2 && avx512f);
+}
+#endif
 
 }  // namespace
 }  // namespace strata::sc

@@ -8,6 +8,7 @@
 #include <ostream>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sc_test_util.h"
@@ -347,6 +348,115 @@ TEST(LtHashProperty, BatchingDoesNotMatter) {
   std::mt19937_64 rng(42);
   one_batch.Add(BatchDelta(state, changes, 4, false, rng));
   EXPECT_EQ(one_batch, HashFromScratch(final_state));
+}
+
+// ---- the fast paths against a reference built from the definitions ----
+
+// A random vector: 2048 random bytes read as limbs.
+LtHash RandomVector(std::mt19937_64& rng) {
+  std::string bytes(kLtHashBytes, '\0');
+  for (char& c : bytes) c = static_cast<char>(rng());
+  return LtHash::Deserialize(bytes);
+}
+
+// A random entry: mostly LtHash-sized (entries up to 300 bytes), now and then one too big
+// for the stack buffer the entry is serialized into.
+std::pair<std::string, std::string> RandomEntry(std::mt19937_64& rng) {
+  const size_t key_len = 1 + rng() % 64;
+  const size_t value_len = rng() % 20 == 0 ? 500 + rng() % 1500 : 1 + rng() % 236;
+  std::string key(key_len, '\0'), value(value_len, '\0');
+  for (char& c : key) c = static_cast<char>(rng());
+  for (char& c : value) c = static_cast<char>(rng());
+  return {key, value};
+}
+
+// The entry vector straight from its definition, on the portable BLAKE3 engine.
+LtHash ReferenceEntryHash(std::string_view key, std::string_view value) {
+  const std::string entry = SerializeKv(key, value);
+  std::string xof(kLtHashBytes, '\0');
+  Blake3XofInto(entry, reinterpret_cast<uint8_t*>(xof.data()), xof.size(), Blake3Engine::kPortable);
+  return LtHash::Deserialize(xof);
+}
+
+std::vector<Blake3Engine> SupportedBlake3Engines() {
+  std::vector<Blake3Engine> engines;
+  for (Blake3Engine engine : {Blake3Engine::kPortable, Blake3Engine::kSse41, Blake3Engine::kAvx2,
+                              Blake3Engine::kAvx512}) {
+    if (Blake3EngineSupported(engine)) engines.push_back(engine);
+  }
+  return engines;
+}
+
+TEST(LtHashFastPath, EntryHashMatchesReferenceOnEveryEngine) {
+  std::mt19937_64 rng(0x17a5);
+  for (int i = 0; i < 2000; ++i) {
+    const auto [key, value] = RandomEntry(rng);
+    SCOPED_TRACE("entry " + std::to_string(i) + ", key " + std::to_string(key.size()) +
+                 " bytes, value " + std::to_string(value.size()) + " bytes");
+    const LtHash expected = ReferenceEntryHash(key, value);
+    ASSERT_EQ(EntryHash(key, value), expected);
+    for (Blake3Engine engine : SupportedBlake3Engines()) {
+      ASSERT_EQ(EntryHash(key, value, engine), expected) << Blake3EngineName(engine);
+    }
+  }
+}
+
+TEST(LtHashFastPath, MixInAndMixOutAddAndSubtractTheEntryVector) {
+  std::mt19937_64 rng(0x313);
+  LtHash hash = RandomVector(rng);
+  for (int i = 0; i < 1000; ++i) {
+    const auto [key, value] = RandomEntry(rng);
+    const LtHash entry = ReferenceEntryHash(key, value);
+    const LtHash before = hash;
+    const bool mix_in = rng() % 2 == 0;
+    if (mix_in) {
+      hash.MixIn(key, value);
+    } else {
+      hash.MixOut(key, value);
+    }
+    for (size_t limb = 0; limb < kLtHashLimbs; ++limb) {
+      const int delta = mix_in ? entry.limb(limb) : -entry.limb(limb);
+      ASSERT_EQ(hash.limb(limb), static_cast<uint16_t>((before.limb(limb) + delta) & 0xffff))
+          << "entry " << i << (mix_in ? " MixIn" : " MixOut") << ", limb " << limb;
+    }
+  }
+}
+
+TEST(LtHashFastPath, AddAndSubtractAreLimbWiseMod2To16) {
+  std::mt19937_64 rng(0xadd);
+  for (int i = 0; i < 200; ++i) {
+    const LtHash a = RandomVector(rng);
+    const LtHash b = RandomVector(rng);
+    LtHash sum = a;
+    sum.Add(b);
+    LtHash difference = a;
+    difference.Subtract(b);
+    for (size_t limb = 0; limb < kLtHashLimbs; ++limb) {
+      ASSERT_EQ(sum.limb(limb), static_cast<uint16_t>((a.limb(limb) + b.limb(limb)) & 0xffff));
+      ASSERT_EQ(difference.limb(limb),
+                static_cast<uint16_t>((a.limb(limb) - b.limb(limb)) & 0xffff));
+    }
+  }
+}
+
+// A single set bit anywhere makes the vector non-zero.
+TEST(LtHashFastPath, IsZeroSeesEveryLimbAndBit) {
+  for (size_t limb = 0; limb < kLtHashLimbs; ++limb) {
+    std::string bytes(kLtHashBytes, '\0');
+    const size_t bit = limb % 16;
+    bytes[2 * limb + bit / 8] = static_cast<char>(1u << (bit % 8));
+    ASSERT_FALSE(LtHash::Deserialize(bytes).IsZero()) << "limb " << limb << ", bit " << bit;
+  }
+}
+
+TEST(LtHashFastPath, ChecksumMatchesPortableBlake3OfSerialization) {
+  std::mt19937_64 rng(0xc5);
+  for (int i = 0; i < 50; ++i) {
+    const LtHash hash = RandomVector(rng);
+    Blake3 portable(Blake3Engine::kPortable);
+    portable.Update(hash.Serialize());
+    ASSERT_EQ(hash.Checksum(), portable.Finalize());
+  }
 }
 
 // Deleting a key that is absent changes nothing.

@@ -2,12 +2,25 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <ostream>
+#include <random>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "sc_test_util.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 namespace strata::sc {
+
+// Failure messages name the engine instead of dumping its bytes. Declared in the engine's
+// namespace so gtest finds it by argument-dependent lookup.
+void PrintTo(Sha256Engine engine, std::ostream* os) { *os << Sha256EngineName(engine); }
+
 namespace {
 
 using test::Hex;
@@ -88,6 +101,133 @@ TEST(Sha256, DigestBytesHoldsTheRawDigest) {
   ASSERT_EQ(bytes.size(), kSha256Size);
   EXPECT_EQ(Hex(bytes), Hex(digest));
 }
+
+// ---- engines: every engine this CPU runs must give the portable engine's digests ----
+
+std::vector<Sha256Engine> SupportedEngines() {
+  std::vector<Sha256Engine> engines;
+  for (Sha256Engine engine : {Sha256Engine::kPortable, Sha256Engine::kShaNi}) {
+    if (Sha256EngineSupported(engine)) engines.push_back(engine);
+  }
+  return engines;
+}
+
+std::string RandomBytes(std::mt19937_64& rng, size_t len) {
+  std::string out(len, '\0');
+  for (char& c : out) c = static_cast<char>(rng());
+  return out;
+}
+
+// Feeds `message` to `hasher` in 1 to 5 pieces cut at random points; pieces may be empty.
+void UpdateInRandomPieces(Sha256& hasher, std::string_view message, std::mt19937_64& rng) {
+  const size_t pieces = 1 + rng() % 5;
+  std::vector<size_t> cuts = {0, message.size()};
+  for (size_t i = 1; i < pieces; ++i) cuts.push_back(rng() % (message.size() + 1));
+  std::sort(cuts.begin(), cuts.end());
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+    hasher.Update(message.substr(cuts[i], cuts[i + 1] - cuts[i]));
+  }
+}
+
+class Sha256EngineTest : public ::testing::TestWithParam<Sha256Engine> {};
+
+TEST_P(Sha256EngineTest, NistVectors) {
+  const Sha256Engine engine = GetParam();
+  EXPECT_EQ(Hex(Sha256Of("", engine)),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(Hex(Sha256Of("abc", engine)),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(Hex(Sha256Of("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", engine)),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(Hex(Sha256Of(std::string(1'000'000, 'a'), engine)),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  Sha256 hasher(engine);
+  for (int i = 0; i < 1000; ++i) hasher.Update(std::string(1000, 'a'));
+  EXPECT_EQ(Hex(hasher.Finish()),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+// Thousands of random messages of 0..300 bytes (up to five blocks, so the multi-block path
+// and both padding shapes are hit): one-shot and randomly split streaming digests on the
+// engine equal the portable engine's one-shot digest.
+TEST_P(Sha256EngineTest, MatchesPortableOnRandomInputs) {
+  const Sha256Engine engine = GetParam();
+  std::mt19937_64 rng(0x5a256 + static_cast<uint64_t>(engine));
+  constexpr int kMessages = 4000;
+  for (int i = 0; i < kMessages; ++i) {
+    const std::string message = RandomBytes(rng, rng() % 301);
+    SCOPED_TRACE("message " + std::to_string(i) + ", length " + std::to_string(message.size()));
+    const Sha256Digest expected = Sha256Of(message, Sha256Engine::kPortable);
+    ASSERT_EQ(Sha256Of(message, engine), expected);
+    Sha256 hasher(engine);
+    UpdateInRandomPieces(hasher, message, rng);
+    ASSERT_EQ(hasher.Finish(), expected);
+  }
+}
+
+// Every split point of a 300-byte message, so every (pending size, input size) pair the
+// block buffering can meet is covered on each engine.
+TEST_P(Sha256EngineTest, EverySplitPointMatchesPortable) {
+  const Sha256Engine engine = GetParam();
+  std::mt19937_64 rng(300);
+  const std::string message = RandomBytes(rng, 300);
+  const Sha256Digest expected = Sha256Of(message, Sha256Engine::kPortable);
+  for (size_t first = 0; first <= message.size(); ++first) {
+    for (size_t second = first; second <= message.size(); second += 7) {
+      Sha256 hasher(engine);
+      hasher.Update(std::string_view(message).substr(0, first));
+      hasher.Update(std::string_view(message).substr(first, second - first));
+      hasher.Update(std::string_view(message).substr(second));
+      ASSERT_EQ(hasher.Finish(), expected) << "splits at " << first << " and " << second;
+    }
+  }
+}
+
+// A hasher reused after Finish starts from the initial state on every engine.
+TEST_P(Sha256EngineTest, FinishResets) {
+  Sha256 hasher(GetParam());
+  hasher.Update(std::string(100, 'x'));
+  EXPECT_EQ(hasher.Finish(), Sha256Of(std::string(100, 'x'), Sha256Engine::kPortable));
+  hasher.Update("abc");
+  EXPECT_EQ(Hex(hasher.Finish()),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+INSTANTIATE_TEST_SUITE_P(SupportedEngines, Sha256EngineTest,
+                         ::testing::ValuesIn(SupportedEngines()),
+                         [](const ::testing::TestParamInfo<Sha256Engine>& info) {
+                           return info.param == Sha256Engine::kShaNi ? std::string("ShaNi")
+                                                                     : std::string("Portable");
+                         });
+
+TEST(Sha256Engine, PortableIsAlwaysSupported) {
+  EXPECT_TRUE(Sha256EngineSupported(Sha256Engine::kPortable));
+  EXPECT_STREQ(Sha256EngineName(Sha256Engine::kPortable), "portable");
+  EXPECT_STREQ(Sha256EngineName(Sha256Engine::kShaNi), "sha-ni");
+}
+
+// The default is the accelerated engine whenever the CPU has it, so production code never
+// falls back to the slow path on a machine that could do better.
+TEST(Sha256Engine, DefaultIsFastestSupported) {
+  const Sha256Engine expected = Sha256EngineSupported(Sha256Engine::kShaNi)
+                                    ? Sha256Engine::kShaNi
+                                    : Sha256Engine::kPortable;
+  EXPECT_EQ(DefaultSha256Engine(), expected);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+// Detection agrees with what CPUID itself reports (leaf 7, EBX bit 29 = SHA), so a machine
+// with SHA-NI really runs the SHA-NI tests above.
+TEST(Sha256Engine, DetectsShaExtensionsFromCpuid) {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  const bool has_leaf7 = __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) != 0;
+  const bool cpuid_sha = has_leaf7 && (ebx & (1u << 29)) != 0;
+  unsigned ecx1 = 0;
+  const bool has_leaf1 = __get_cpuid(1, &eax, &ebx, &ecx1, &edx) != 0;
+  const bool cpuid_sse41 = has_leaf1 && (ecx1 & (1u << 19)) != 0;
+  EXPECT_EQ(Sha256EngineSupported(Sha256Engine::kShaNi), cpuid_sha && cpuid_sse41);
+}
+#endif
 
 }  // namespace
 }  // namespace strata::sc

@@ -4,10 +4,12 @@
  */
 import { Builtins, Cli } from 'clipanion';
 import { DumpDbCommand } from './commands/dump-db.js';
+import { DumpIavlCommand } from './commands/dump-iavl.js';
 import { VERSION } from './version.js';
 
 const cli = new Cli({ binaryLabel: 'Strata storage-engine tool', binaryName: 'stratadb', binaryVersion: VERSION });
 cli.register(DumpDbCommand);
+cli.register(DumpIavlCommand);
 cli.register(Builtins.HelpCommand);
 cli.register(Builtins.VersionCommand);
 await cli.runExit(process.argv.slice(2));

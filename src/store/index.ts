@@ -27,3 +27,4 @@ export {
 } from './composite-state-store.js';
 export { SplitSafetyCheckError, type SideVersions } from './split-checks.js';
 export { PruningManager, type PruningOptions, type Prunable } from './pruning-manager.js';
+export * from './sc/index.js';

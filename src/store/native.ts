@@ -71,8 +71,57 @@ export interface NativeStore {
   close(): Promise<void>;
 }
 
+/** Options of the addon's commit store (see src/store/sc/commit-store.ts). */
+export interface NativeCommitOptions {
+  snapshotInterval?: number;
+  keepRecent?: number;
+  initialVersion?: number;
+  hashThreads?: number;
+  asyncSnapshot?: boolean;
+  flatkv?: boolean;
+  blockCacheBytes?: number;
+  createIfMissing?: boolean;
+}
+
+/** A commit as the addon reports it. */
+export interface NativeCommitResult {
+  version: number;
+  appHash: Buffer;
+  storeInfos: Array<{ name: string; version: number; hash: Buffer }>;
+}
+
+/** What dump-iavl wrote for one module. */
+export interface NativeDumpedTree {
+  module: string;
+  exists: boolean;
+  version: number;
+  rootHash: string;
+  leaves: number;
+  path: string;
+}
+
+/** The addon's commit store object (memiavl + FlatKV). */
+export interface NativeCommitStore {
+  apply(entry: Uint8Array): void;
+  working(): Promise<NativeCommitResult>;
+  commit(): Promise<NativeCommitResult>;
+  last(): NativeCommitResult;
+  get(store: string, key: Uint8Array): Buffer | undefined;
+  /** Alternating keys and values. */
+  range(store: string, start: Uint8Array | null, end: Uint8Array | null, ascending: boolean, limit: number): Buffer[];
+  rollback(target: number): Promise<NativeCommitResult>;
+  snapshotVersions(): number[];
+  waitForSnapshot(): Promise<void>;
+  snapshotStats(): { bytes: number; seconds: number };
+  close(): Promise<void>;
+}
+
 interface NativeModule {
   NativeStateStore: { open(kind: 'mvcc' | 'evm', dir: string, options: NativeStoreOptions): Promise<NativeStore> };
+  NativeCommitStore: {
+    open(memiavlDir: string, flatkvDir: string, options: NativeCommitOptions): Promise<NativeCommitStore>;
+    dumpIavl(dir: string, outDir: string, height: number, modules: string[] | null): Promise<NativeDumpedTree[]>;
+  };
 }
 
 /** Finds build/Release/strata_native.node from src/store or dist/src/store. */

@@ -1,6 +1,7 @@
 #include "sc/iavl_tree.h"
 
 #include <algorithm>
+#include <cstring>
 #include <system_error>
 #include <thread>
 
@@ -10,12 +11,57 @@
 
 namespace strata::sc {
 
+namespace {
+
+// Bytes kept inside the node up to kInline, on the heap beyond. Keys and values of module
+// stores are mostly 20-32 bytes; keeping them inline spares a cache miss on every comparison
+// of a descent and on every leaf hashed.
+class SmallBytes {
+ public:
+  static constexpr size_t kInline = 32;
+
+  void assign(const char* data, size_t size) {
+    if (size <= kInline) {
+      std::memmove(inline_, data, size);
+    } else {
+      if (size > capacity_) {
+        auto grown = std::make_unique<char[]>(size);
+        std::memcpy(grown.get(), data, size);
+        heap_ = std::move(grown);
+        capacity_ = static_cast<uint32_t>(size);
+      } else {
+        std::memmove(heap_.get(), data, size);
+      }
+    }
+    size_ = static_cast<uint32_t>(size);
+  }
+  void assign(std::string_view bytes) { assign(bytes.data(), bytes.size()); }
+  std::string_view view() const { return {size_ <= kInline ? inline_ : heap_.get(), size_}; }
+  operator std::string_view() const { return view(); }
+  /// Empties the bytes; a large heap buffer is released rather than pinned by a recycled node.
+  void Reset(size_t keep_capacity) {
+    if (capacity_ > keep_capacity) {
+      heap_.reset();
+      capacity_ = 0;
+    }
+    size_ = 0;
+  }
+
+ private:
+  uint32_t size_ = 0;
+  uint32_t capacity_ = 0;
+  char inline_[kInline];
+  std::unique_ptr<char[]> heap_;
+};
+
+}  // namespace
+
 // One node of the tree. Leaves have height 0 and size 1; inner nodes have both children, or,
 // when `lazy`, have them still in the snapshot (branch `snap_index`, leaves from `leaf_start`).
 // Nodes live in a NodePool and are linked by raw pointers; the pool owns them.
 struct IavlTree::Node {
-  std::string key;    // leaf: its key; inner: smallest key of the right subtree
-  std::string value;  // leaves only
+  SmallBytes key;    // leaf: its key; inner: smallest key of the right subtree
+  SmallBytes value;  // leaves only
   uint64_t prefix = 0;  // KeyPrefix(key): most routing decisions end here, sparing a
                         // cache miss on the key's heap buffer
   Node* left = nullptr;
@@ -52,8 +98,8 @@ class IavlTree::NodePool {
 
   void Release(Node* node) {
     // Keep small buffers for reuse, but do not let a recycled node pin a large one.
-    ResetString(&node->key);
-    ResetString(&node->value);
+    node->key.Reset(kKeepCapacity);
+    node->value.Reset(kKeepCapacity);
     node->right = nullptr;
     node->lazy = false;
     node->left = free_;
@@ -63,14 +109,6 @@ class IavlTree::NodePool {
  private:
   static constexpr size_t kChunkNodes = 4096;
   static constexpr size_t kKeepCapacity = 256;
-
-  static void ResetString(std::string* s) {
-    if (s->capacity() > kKeepCapacity) {
-      std::string().swap(*s);
-    } else {
-      s->clear();
-    }
-  }
 
   std::vector<std::unique_ptr<Node[]>> chunks_;
   size_t next_ = kChunkNodes;
@@ -107,10 +145,10 @@ struct IavlTree::Probe {
   /// Whether the probe orders before `node`'s key (that is, routes left).
   bool Before(const Node* node) const {
     if (prefix != node->prefix) return prefix < node->prefix;
-    return bytes.compare(node->key) < 0;
+    return bytes.compare(node->key.view()) < 0;
   }
   /// Whether the probe equals `node`'s key.
-  bool Matches(const Node* node) const { return prefix == node->prefix && bytes == node->key; }
+  bool Matches(const Node* node) const { return prefix == node->prefix && bytes == node->key.view(); }
 };
 
 namespace {
@@ -332,7 +370,7 @@ IavlTree::Node* IavlTree::NewLeaf(std::string_view key, std::string_view value) 
 // A new inner node over two leaves; it routes by its right leaf's key.
 IavlTree::Node* IavlTree::NewInner(Node* left, Node* right) {
   Node* inner = pool_->Allocate();
-  inner->key = right->key;
+  inner->key.assign(right->key.view());
   inner->prefix = right->prefix;
   inner->left = left;
   inner->right = right;
@@ -454,7 +492,7 @@ IavlTree::Removal IavlTree::DeleteLeft(Node* node, const Probe& key) {
     // The left leaf went away: the right subtree takes this node's place, and this node's
     // key (the smallest key on the right) becomes the key of the ancestor that routed right.
     Node* right = node->right;
-    std::optional<std::string> new_key(std::move(node->key));
+    std::optional<std::string> new_key(node->key.view());
     pool_->Release(node);
     return {right, std::move(new_key), true};
   }
@@ -472,7 +510,7 @@ IavlTree::Removal IavlTree::DeleteRight(Node* node, const Probe& key) {
   }
   node->right = child.node;
   if (child.new_key) {
-    node->key = std::move(*child.new_key);
+    node->key.assign(*child.new_key);
     node->prefix = KeyPrefix(node->key);
   }
   return {Refit(node), std::nullopt, true};
@@ -491,7 +529,7 @@ const IavlTree::Node* IavlTree::FindLeaf(std::string_view key) const {
 std::optional<std::string> IavlTree::Get(std::string_view key) const {
   const Node* leaf = FindLeaf(key);
   if (leaf == nullptr) return std::nullopt;
-  return leaf->value;
+  return std::string(leaf->value.view());
 }
 
 bool IavlTree::Has(std::string_view key) const { return FindLeaf(key) != nullptr; }

@@ -56,6 +56,8 @@ class LtHash {
   bool operator!=(const LtHash& other) const { return !(*this == other); }
 
  private:
+  friend LtHash EntryHash(std::string_view key, std::string_view value, Blake3Engine engine);
+
   std::array<uint16_t, kLtHashLimbs> limbs_{};
 };
 
@@ -65,5 +67,9 @@ std::string SerializeKv(std::string_view key, std::string_view value);
 /// The vector of one entry: BLAKE3-XOF(SerializeKv(key, value)), 2048 bytes read as LE
 /// limbs; the zero vector when key or value is empty, so such entries contribute nothing.
 LtHash EntryHash(std::string_view key, std::string_view value);
+
+/// EntryHash with its XOF computed on `engine` (the result is the same on every engine);
+/// throws strata::Error(kNotSupported) if this CPU cannot run it.
+LtHash EntryHash(std::string_view key, std::string_view value, Blake3Engine engine);
 
 }  // namespace strata::sc

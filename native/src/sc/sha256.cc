@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
+
+#include "strata/status.h"
 
 namespace strata::sc {
 namespace {
@@ -25,18 +28,30 @@ constexpr std::array<uint32_t, 8> kInitialState = {
     0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
 };
 
+// The length field takes the last 8 bytes of the final block (FIPS 180-4 §5.1.1).
+constexpr size_t kLengthFieldSize = 8;
+constexpr size_t kLastLengthOffset = Sha256::kBlockSize - kLengthFieldSize;
+
 constexpr uint32_t RotateRight(uint32_t x, int bits) { return (x >> bits) | (x << (32 - bits)); }
 
+// Byte order helpers as one load or store plus a byte swap; written byte by byte, the
+// digest and length stores cost more than a SHA-NI block compression.
+constexpr bool kLittleEndianHost = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+
 uint32_t LoadBigEndian32(const uint8_t* p) {
-  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
+  uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return kLittleEndianHost ? __builtin_bswap32(v) : v;
 }
 
 void StoreBigEndian32(uint32_t v, uint8_t* p) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (24 - 8 * i));
+  const uint32_t big = kLittleEndianHost ? __builtin_bswap32(v) : v;
+  std::memcpy(p, &big, sizeof big);
 }
 
 void StoreBigEndian64(uint64_t v, uint8_t* p) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (56 - 8 * i));
+  const uint64_t big = kLittleEndianHost ? __builtin_bswap64(v) : v;
+  std::memcpy(p, &big, sizeof big);
 }
 
 // FIPS 180-4 §6.2.2 step 1: expands one 64-byte block into the 64-word message schedule.
@@ -51,21 +66,11 @@ std::array<uint32_t, 64> MessageSchedule(const uint8_t* block) {
   return w;
 }
 
-}  // namespace
-
-Sha256::Sha256() { Reset(); }
-
-void Sha256::Reset() {
-  state_ = kInitialState;
-  pending_size_ = 0;
-  message_size_ = 0;
-}
-
 // FIPS 180-4 §6.2.2 steps 2–4: the 64 rounds over one block, folded into the state.
-void Sha256::CompressBlock(const uint8_t* block) {
+void CompressBlockPortable(uint32_t* state, const uint8_t* block) {
   const std::array<uint32_t, 64> w = MessageSchedule(block);
-  uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3];
-  uint32_t e = state_[4], f = state_[5], g = state_[6], h = state_[7];
+  uint32_t a = state[0], b = state[1], c = state[2], d = state[3];
+  uint32_t e = state[4], f = state[5], g = state[6], h = state[7];
   for (int t = 0; t < 64; ++t) {
     uint32_t sigma1 = RotateRight(e, 6) ^ RotateRight(e, 11) ^ RotateRight(e, 25);
     uint32_t choose = (e & f) ^ (~e & g);
@@ -82,14 +87,121 @@ void Sha256::CompressBlock(const uint8_t* block) {
     b = a;
     a = t1 + t2;
   }
-  state_[0] += a;
-  state_[1] += b;
-  state_[2] += c;
-  state_[3] += d;
-  state_[4] += e;
-  state_[5] += f;
-  state_[6] += g;
-  state_[7] += h;
+  state[0] += a;
+  state[1] += b;
+  state[2] += c;
+  state[3] += d;
+  state[4] += e;
+  state[5] += f;
+  state[6] += g;
+  state[7] += h;
+}
+
+void CompressBlocksPortable(uint32_t* state, const uint8_t* blocks, size_t count) {
+  for (size_t i = 0; i < count; ++i) CompressBlockPortable(state, blocks + i * Sha256::kBlockSize);
+}
+
+bool CpuHasShaNi() {
+#if defined(__x86_64__) || defined(__i386__)
+  // SHA-NI works on XMM registers only, so no OS support check (XGETBV) is needed beyond
+  // what SSE already implies. The kernel also uses SSE4.1 (PBLENDW) and SSSE3 (PSHUFB).
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+#else
+  return false;
+#endif
+}
+
+Sha256::CompressFn CompressFnFor(Sha256Engine engine) {
+  if (!Sha256EngineSupported(engine)) {
+    throw Error(ErrorCode::kNotSupported,
+                std::string("SHA-256 engine '") + Sha256EngineName(engine) +
+                    "' needs CPU instructions this machine lacks; use the default engine");
+  }
+  switch (engine) {
+    case Sha256Engine::kShaNi:
+      return sha256_detail::CompressBlocksShaNi;
+    case Sha256Engine::kPortable:
+      break;
+  }
+  return CompressBlocksPortable;
+}
+
+// Resolved once: every hasher on the default engine shares the same function pointer.
+Sha256::CompressFn DefaultCompressFn() {
+  static const Sha256::CompressFn kCompress = CompressFnFor(DefaultSha256Engine());
+  return kCompress;
+}
+
+// Appends FIPS 180-4 §5.1.1 padding to the `tail_size` (< 64) unhashed bytes already at the
+// start of `tail` (room for two blocks) and returns how many blocks (1 or 2) to compress.
+size_t PadFinalBlocks(uint8_t* tail, size_t tail_size, uint64_t message_size) {
+  tail[tail_size] = 0x80;
+  const size_t blocks = tail_size < kLastLengthOffset ? 1 : 2;
+  const size_t length_at = blocks * Sha256::kBlockSize - kLengthFieldSize;
+  std::memset(tail + tail_size + 1, 0, length_at - tail_size - 1);
+  StoreBigEndian64(message_size * 8, tail + length_at);
+  return blocks;
+}
+
+Sha256Digest DigestOf(const uint32_t* state) {
+  Sha256Digest digest;
+  for (size_t i = 0; i < 8; ++i) StoreBigEndian32(state[i], digest.data() + 4 * i);
+  return digest;
+}
+
+// One-shot hashing: whole blocks straight from `data`, then one padded tail, so a short
+// message costs a single call into the compression engine.
+Sha256Digest HashWith(Sha256::CompressFn compress, std::string_view data) {
+  std::array<uint32_t, 8> state = kInitialState;
+  const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
+  const size_t whole_blocks = data.size() / Sha256::kBlockSize;
+  if (whole_blocks > 0) compress(state.data(), bytes, whole_blocks);
+
+  const size_t tail_size = data.size() % Sha256::kBlockSize;
+  uint8_t tail[2 * Sha256::kBlockSize];
+  if (tail_size > 0) std::memcpy(tail, bytes + whole_blocks * Sha256::kBlockSize, tail_size);
+  compress(state.data(), tail, PadFinalBlocks(tail, tail_size, data.size()));
+  return DigestOf(state.data());
+}
+
+}  // namespace
+
+bool Sha256EngineSupported(Sha256Engine engine) {
+  switch (engine) {
+    case Sha256Engine::kShaNi: {
+      static const bool kSupported = CpuHasShaNi();
+      return kSupported;
+    }
+    case Sha256Engine::kPortable:
+      return true;
+  }
+  return false;
+}
+
+Sha256Engine DefaultSha256Engine() {
+  return Sha256EngineSupported(Sha256Engine::kShaNi) ? Sha256Engine::kShaNi
+                                                     : Sha256Engine::kPortable;
+}
+
+const char* Sha256EngineName(Sha256Engine engine) {
+  switch (engine) {
+    case Sha256Engine::kShaNi:
+      return "sha-ni";
+    case Sha256Engine::kPortable:
+      return "portable";
+  }
+  return "unknown";
+}
+
+Sha256::Sha256() : compress_(DefaultCompressFn()) { Reset(); }
+
+Sha256::Sha256(Sha256Engine engine) : compress_(CompressFnFor(engine)) { Reset(); }
+
+void Sha256::Reset() {
+  state_ = kInitialState;
+  pending_size_ = 0;
+  message_size_ = 0;
 }
 
 void Sha256::Update(std::string_view data) {
@@ -106,32 +218,32 @@ void Sha256::Update(std::string_view data) {
     bytes += take;
     remaining -= take;
     if (pending_size_ < kBlockSize) return;
-    CompressBlock(pending_.data());
+    compress_(state_.data(), pending_.data(), 1);
     pending_size_ = 0;
   }
-  for (; remaining >= kBlockSize; bytes += kBlockSize, remaining -= kBlockSize) CompressBlock(bytes);
+  const size_t whole_blocks = remaining / kBlockSize;
+  if (whole_blocks > 0) {
+    compress_(state_.data(), bytes, whole_blocks);
+    bytes += whole_blocks * kBlockSize;
+    remaining -= whole_blocks * kBlockSize;
+  }
   std::memcpy(pending_.data(), bytes, remaining);
   pending_size_ = remaining;
 }
 
-// FIPS 180-4 §5.1.1: pad with 0x80, zeros up to 56 mod 64, then the bit length (64-bit BE).
 Sha256Digest Sha256::Finish() {
-  const uint64_t message_bits = message_size_ * 8;
-  uint8_t padding[kBlockSize + 8] = {0x80};
-  size_t zeros_end = pending_size_ < 56 ? 56 - pending_size_ : 56 + kBlockSize - pending_size_;
-  StoreBigEndian64(message_bits, padding + zeros_end);
-  Update(std::string_view(reinterpret_cast<const char*>(padding), zeros_end + 8));
-
-  Sha256Digest digest;
-  for (size_t i = 0; i < state_.size(); ++i) StoreBigEndian32(state_[i], digest.data() + 4 * i);
+  uint8_t tail[2 * kBlockSize];
+  std::memcpy(tail, pending_.data(), pending_size_);
+  compress_(state_.data(), tail, PadFinalBlocks(tail, pending_size_, message_size_));
+  const Sha256Digest digest = DigestOf(state_.data());
   Reset();
   return digest;
 }
 
-Sha256Digest Sha256Of(std::string_view data) {
-  Sha256 hasher;
-  hasher.Update(data);
-  return hasher.Finish();
+Sha256Digest Sha256Of(std::string_view data) { return HashWith(DefaultCompressFn(), data); }
+
+Sha256Digest Sha256Of(std::string_view data, Sha256Engine engine) {
+  return HashWith(CompressFnFor(engine), data);
 }
 
 std::string DigestBytes(const Sha256Digest& digest) { return std::string(DigestView(digest)); }

@@ -93,7 +93,13 @@ class MemIavlDb {
   std::vector<StoreInfo> WorkingCommitInfo();
   /// Logs the staged changes durably, seals them as the next version and returns that
   /// version's store infos. May start a background snapshot or switch to a finished one.
+  /// Same as LogStaged() then Seal().
   std::vector<StoreInfo> Commit();
+  /// First half of Commit: makes the staged changes durable in the changelog. From here on
+  /// the next version survives a crash; no more changes may be staged before Seal().
+  void LogStaged();
+  /// Second half of Commit: hashes and seals the logged version.
+  std::vector<StoreInfo> Seal();
 
   /// The last committed version (0 before the first commit).
   int64_t Version() const { return version_; }
@@ -164,8 +170,14 @@ class MemIavlDb {
   std::unique_ptr<Trees> trees_;
   int64_t version_ = 0;
   std::vector<StoreInfo> last_commit_info_;
-  // Staged changes per store, in order: key → value (nullopt = delete).
-  std::map<std::string, std::vector<std::pair<std::string, std::optional<std::string>>>, std::less<>> staged_;
+  // Staged changes per store, already in the changelog's pair encoding.
+  struct StagedPairs {
+    uint32_t count = 0;
+    std::string bytes;
+  };
+  StagedPairs& StagedFor(std::string_view store);
+  std::map<std::string, StagedPairs, std::less<>> staged_;
+  bool logged_ = false;  // LogStaged ran; Seal is due
 
   std::unique_ptr<SnapshotJob> job_;
   std::atomic<int64_t> durable_version_{0};  // newest version whose changelog entry is synced

@@ -1,0 +1,11 @@
+/** The state-commitment layer's public surface. */
+export {
+  CommitStore,
+  memiavlDir,
+  flatkvDir,
+  type CommitStoreOptions,
+  type CommitInfo,
+  type StoreCommitInfo,
+  type RangeOptions,
+} from './commit-store.js';
+export { dumpIavl, type DumpedTree, type DumpIavlOptions } from './dump-iavl.js';
