@@ -34,10 +34,15 @@ void CommitStore::CheckOpen() const {
   if (closed_) throw Error(ErrorCode::kClosed, "the state-commitment store is closed; reopen it");
 }
 
+void CommitStore::JoinFlatKvPrep() {
+  if (flatkv_prep_.valid()) flatkv_prep_.get();
+}
+
 void CommitStore::Apply(std::string_view store, std::string_view key, std::optional<std::string_view> value) {
   std::lock_guard<std::mutex> lock(mu_);
   CheckOpen();
   if (IsFlatKv(store)) {
+    JoinFlatKvPrep();
     if (value) {
       flatkv_->Set(key, *value);
     } else {
@@ -86,16 +91,27 @@ void CommitStore::ApplyEntry(std::string_view entry) {
   }
   std::lock_guard<std::mutex> lock(mu_);
   CheckOpen();
+  bool flatkv_changed = false;
   for (const Changeset& cs : changesets) {
-    const bool to_flatkv = IsFlatKv(cs.name);
+    if (!IsFlatKv(cs.name)) continue;
+    JoinFlatKvPrep();
     for (const Change& change : cs.changes) {
-      if (to_flatkv) {
-        if (change.value) {
-          flatkv_->Set(change.key, *change.value);
-        } else {
-          flatkv_->Delete(change.key);
-        }
-      } else if (change.value) {
+      if (change.value) {
+        flatkv_->Set(change.key, *change.value);
+      } else {
+        flatkv_->Delete(change.key);
+      }
+    }
+    flatkv_changed = true;
+  }
+  if (flatkv_changed) {
+    FlatKvStore* flatkv = flatkv_.get();
+    flatkv_prep_ = std::async(std::launch::async, [flatkv] { flatkv->WorkingHash(); });
+  }
+  for (const Changeset& cs : changesets) {
+    if (IsFlatKv(cs.name)) continue;
+    for (const Change& change : cs.changes) {
+      if (change.value) {
         memiavl_->Set(cs.name, change.key, *change.value);
       } else {
         memiavl_->Delete(cs.name, change.key);
@@ -117,6 +133,7 @@ CommitResult CommitStore::Working() {
   CheckOpen();
   const int64_t version = memiavl_->NextVersion();
   if (!flatkv_) return ResultOf(version, memiavl_->WorkingCommitInfo(), nullptr);
+  JoinFlatKvPrep();
   std::future<std::string> lattice = std::async(std::launch::async, [&] { return flatkv_->WorkingHash(); });
   std::vector<StoreInfo> infos;
   try {
@@ -138,6 +155,7 @@ CommitResult CommitStore::Commit() {
   }
   // The two stores work in parallel; only FlatKV's durable write waits for memiavl's log,
   // so FlatKV is never ahead after a crash.
+  JoinFlatKvPrep();
   const int64_t version = memiavl_->NextVersion();
   std::promise<void> memiavl_logged;
   std::future<void> logged = memiavl_logged.get_future();
@@ -169,6 +187,7 @@ CommitResult CommitStore::Last() const {
   std::lock_guard<std::mutex> lock(mu_);
   CheckOpen();
   if (!flatkv_) return ResultOf(memiavl_->Version(), memiavl_->LastCommitInfo(), nullptr);
+  const_cast<CommitStore*>(this)->JoinFlatKvPrep();
   const std::string lattice = flatkv_->CommittedHash();
   return ResultOf(memiavl_->Version(), memiavl_->LastCommitInfo(), &lattice);
 }
@@ -176,7 +195,10 @@ CommitResult CommitStore::Last() const {
 std::optional<std::string> CommitStore::Get(std::string_view store, std::string_view key) const {
   std::lock_guard<std::mutex> lock(mu_);
   CheckOpen();
-  if (IsFlatKv(store)) return flatkv_->Get(key);
+  if (IsFlatKv(store)) {
+    const_cast<CommitStore*>(this)->JoinFlatKvPrep();
+    return flatkv_->Get(key);
+  }
   const IavlTree* tree = memiavl_->Tree(store);
   return tree == nullptr ? std::nullopt : tree->Get(key);
 }
@@ -205,6 +227,7 @@ CommitResult CommitStore::Rollback(int64_t target) {
   // FlatKV first: if it cannot reach the target, nothing has changed yet.
   std::optional<std::string> lattice;
   if (flatkv_) {
+    JoinFlatKvPrep();
     flatkv_->Rollback(target);
     lattice = flatkv_->CommittedHash();
   }
@@ -234,6 +257,7 @@ void CommitStore::Close() {
   std::lock_guard<std::mutex> lock(mu_);
   if (closed_) return;
   closed_ = true;
+  if (flatkv_prep_.valid()) flatkv_prep_.wait();
   if (flatkv_) flatkv_->Close();
   memiavl_->Close();
 }

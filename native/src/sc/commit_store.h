@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -81,11 +82,16 @@ class CommitStore {
   CommitStore() = default;
   CommitResult ResultOf(int64_t version, std::vector<StoreInfo> infos, const std::string* lattice) const;
   void CheckOpen() const;
+  void JoinFlatKvPrep();
   bool IsFlatKv(std::string_view store) const { return flatkv_ != nullptr && store == kEvmStore; }
 
   mutable std::mutex mu_;
   std::unique_ptr<MemIavlDb> memiavl_;
   std::unique_ptr<FlatKvStore> flatkv_;
+  // FlatKV reads its old rows and hashes a block's changes while memiavl applies them; any
+  // later use of FlatKV joins this first (FlatKV serialises its calls itself, so this is for
+  // the failure, not for safety).
+  std::future<void> flatkv_prep_;
   bool closed_ = false;
 };
 
