@@ -6,6 +6,7 @@
 
 #include "convert.h"
 #include "sc/memiavl/dump_iavl.h"
+#include "sc/state_snapshot.h"
 
 namespace strata::binding {
 
@@ -72,6 +73,8 @@ void CommitStoreBinding::Init(Napi::Env env, Napi::Object exports) {
                                     {
                                         StaticMethod<&CommitStoreBinding::Open>("open"),
                                         StaticMethod<&CommitStoreBinding::DumpIavl>("dumpIavl"),
+                                        StaticMethod<&CommitStoreBinding::ImportSnapshot>("importSnapshot"),
+                                        InstanceMethod<&CommitStoreBinding::ExportSnapshot>("exportSnapshot"),
                                         InstanceMethod<&CommitStoreBinding::Apply>("apply"),
                                         InstanceMethod<&CommitStoreBinding::Working>("working"),
                                         InstanceMethod<&CommitStoreBinding::Commit>("commit"),
@@ -166,6 +169,44 @@ Napi::Value CommitStoreBinding::DumpIavl(const Napi::CallbackInfo& info) {
         }
         return out;
       });
+}
+
+namespace {
+
+Napi::Object StatsToJs(Napi::Env env, const sc::StateSnapshotStats& stats) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("version", Napi::Number::New(env, static_cast<double>(stats.version)));
+  out.Set("items", Napi::Number::New(env, static_cast<double>(stats.items)));
+  out.Set("bytes", Napi::Number::New(env, static_cast<double>(stats.bytes)));
+  return out;
+}
+
+}  // namespace
+
+Napi::Value CommitStoreBinding::ImportSnapshot(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::string memiavl_dir = ToUtf8(info[0], "memiavl directory");
+  const std::string flatkv_dir = ToUtf8(info[1], "FlatKV directory");
+  const int64_t version = ToTargetVersion(info[2], "snapshot version");
+  const std::string path = ToUtf8(info[3], "snapshot path");
+  const sc::CommitStoreOptions options = Translate(env, [&] { return ToCommitOptions(info[4]); });
+  auto stats = std::make_shared<sc::StateSnapshotStats>();
+  return PromiseWorker::Queue(
+      env, Napi::Object::New(env),
+      [memiavl_dir, flatkv_dir, version, path, options, stats] {
+        *stats = sc::ImportStateSnapshot(memiavl_dir, flatkv_dir, version, options, path);
+      },
+      [stats](Napi::Env env) -> Napi::Value { return StatsToJs(env, *stats); });
+}
+
+Napi::Value CommitStoreBinding::ExportSnapshot(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<sc::CommitStore> s = store_;
+  store(env);
+  const std::string path = ToUtf8(info[0], "snapshot path");
+  auto stats = std::make_shared<sc::StateSnapshotStats>();
+  return PromiseWorker::Queue(env, Value(), [s, path, stats] { *stats = sc::ExportStateSnapshot(*s, path); },
+                              [stats](Napi::Env env) -> Napi::Value { return StatsToJs(env, *stats); });
 }
 
 Napi::Value CommitStoreBinding::Apply(const Napi::CallbackInfo& info) {

@@ -24,6 +24,10 @@ class CommitStoreBinding : public Napi::ObjectWrap<CommitStoreBinding> {
  private:
   static Napi::Value Open(const Napi::CallbackInfo& info);
   static Napi::Value DumpIavl(const Napi::CallbackInfo& info);
+  /// importSnapshot(memiavlDir, flatkvDir, version, path, options): Promise of the stats.
+  static Napi::Value ImportSnapshot(const Napi::CallbackInfo& info);
+  /// exportSnapshot(path): Promise of {version, items, bytes}.
+  Napi::Value ExportSnapshot(const Napi::CallbackInfo& info);
   /// apply(entry): stages every pair of an encoded changelog entry.
   Napi::Value Apply(const Napi::CallbackInfo& info);
   /// working(): Promise of the result the next commit will have.

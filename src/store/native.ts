@@ -113,7 +113,15 @@ export interface NativeCommitStore {
   snapshotVersions(): number[];
   waitForSnapshot(): Promise<void>;
   snapshotStats(): { bytes: number; seconds: number };
+  exportSnapshot(path: string): Promise<NativeSnapshotStats>;
   close(): Promise<void>;
+}
+
+/** What a state-sync export or import moved. */
+export interface NativeSnapshotStats {
+  version: number;
+  items: number;
+  bytes: number;
 }
 
 interface NativeModule {
@@ -121,6 +129,13 @@ interface NativeModule {
   NativeCommitStore: {
     open(memiavlDir: string, flatkvDir: string, options: NativeCommitOptions): Promise<NativeCommitStore>;
     dumpIavl(dir: string, outDir: string, height: number, modules: string[] | null): Promise<NativeDumpedTree[]>;
+    importSnapshot(
+      memiavlDir: string,
+      flatkvDir: string,
+      version: number,
+      path: string,
+      options: NativeCommitOptions,
+    ): Promise<NativeSnapshotStats>;
   };
 }
 

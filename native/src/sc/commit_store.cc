@@ -235,6 +235,17 @@ CommitResult CommitStore::Rollback(int64_t target) {
   return ResultOf(target, std::move(infos), lattice ? &*lattice : nullptr);
 }
 
+void CommitStore::Export(MemIavlExportSink& sink) {
+  std::lock_guard<std::mutex> lock(mu_);
+  CheckOpen();
+  memiavl_->Export(sink);
+  if (!flatkv_) return;
+  JoinFlatKvPrep();
+  const int64_t version = memiavl_->Version();
+  sink.Store(kFlatKvSection);
+  flatkv_->ExportRows([&](std::string_view key, std::string_view value) { sink.Node({key, value, version, 0}); });
+}
+
 std::vector<int64_t> CommitStore::SnapshotVersions() const {
   std::lock_guard<std::mutex> lock(mu_);
   CheckOpen();

@@ -69,6 +69,12 @@ class CommitStore {
                                                          size_t limit) const;
   /// Rolls both stores back to `target` and returns that version's commit.
   CommitResult Rollback(int64_t target);
+  /// Streams the committed state for state sync: memiavl's stores in IAVL export order, then
+  /// (with FlatKV) a `flatkv` store of leaf nodes carrying FlatKV's physical rows, each at
+  /// the committed version and height 0.
+  void Export(MemIavlExportSink& sink);
+  /// Name of the export section holding FlatKV's rows.
+  static constexpr std::string_view kFlatKvSection = "flatkv";
   /// memiavl's snapshot versions.
   std::vector<int64_t> SnapshotVersions() const;
   /// Waits for a background snapshot; rethrows its failure.

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { encodeChangelogEntry, toVersion } from '../changelog-entry.js';
 import { InvalidArgumentError, StoreClosedError, toStoreError } from '../errors.js';
-import { native, type NativeCommitResult, type NativeCommitStore } from '../native.js';
+import { native, type NativeCommitResult, type NativeCommitStore, type NativeSnapshotStats } from '../native.js';
 import type { NamedChangeset, Version } from '../state-store.js';
 
 /** The directory of memiavl under a node home's data directory. */
@@ -59,6 +59,9 @@ export interface RangeOptions {
   end?: Uint8Array;
   reverse?: boolean;
 }
+
+/** What a state-sync export or import moved: the version, items and stream bytes. */
+export type StateSnapshotStats = NativeSnapshotStats;
 
 const PAGE = 1024;
 
@@ -156,6 +159,22 @@ export class CommitStore {
     const v = toVersion(target, 'rollback target');
     if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new InvalidArgumentError('rollback target is too large');
     return toCommitInfo(await call(() => this.native.rollback(Number(v))));
+  }
+
+  /**
+   * Writes the committed state to `path` as a state-sync item stream (length-delimited
+   * protobuf SnapshotItems: memiavl's stores in IAVL export order, then FlatKV's rows).
+   */
+  async exportSnapshot(path: string): Promise<StateSnapshotStats> {
+    return call(() => this.native.exportSnapshot(path));
+  }
+
+  /**
+   * Builds a fresh SC under `dataDir` at `version` from a stream written by exportSnapshot.
+   * `evm` or legacy `evm_flatkv` sections holding logical evm keys go into FlatKV.
+   */
+  static async importSnapshot(dataDir: string, version: number, path: string, options: CommitStoreOptions = {}): Promise<StateSnapshotStats> {
+    return call(() => native.NativeCommitStore.importSnapshot(memiavlDir(dataDir), flatkvDir(dataDir), version, path, options));
   }
 
   /** Versions of memiavl's snapshots on disk, ascending. */

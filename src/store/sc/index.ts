@@ -7,5 +7,6 @@ export {
   type CommitInfo,
   type StoreCommitInfo,
   type RangeOptions,
+  type StateSnapshotStats,
 } from './commit-store.js';
 export { dumpIavl, type DumpedTree, type DumpIavlOptions } from './dump-iavl.js';

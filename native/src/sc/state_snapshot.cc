@@ -1,0 +1,278 @@
+#include "sc/state_snapshot.h"
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <vector>
+
+#include "strata/status.h"
+
+namespace fs = std::filesystem;
+
+namespace strata::sc {
+namespace {
+
+constexpr uint64_t kMaxItemBytes = 64'000'000;  // the SDK's limit on one item when reading
+
+void PutUvarint(std::string* out, uint64_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+void PutBytesField(std::string* out, int field, std::string_view bytes) {
+  if (bytes.empty()) return;  // proto3 leaves defaults out
+  out->push_back(static_cast<char>(field << 3 | 2));
+  PutUvarint(out, bytes.size());
+  out->append(bytes.data(), bytes.size());
+}
+
+void PutIntField(std::string* out, int field, int64_t v) {
+  if (v == 0) return;
+  out->push_back(static_cast<char>(field << 3 | 0));
+  PutUvarint(out, static_cast<uint64_t>(v));
+}
+
+[[noreturn]] void Malformed(const std::string& path, const std::string& what) {
+  throw Error(ErrorCode::kInvalidArgument, "state snapshot " + path + " is malformed (" + what +
+                                               "); fetch the snapshot again from a trusted peer");
+}
+
+// Encodes export nodes as length-delimited SnapshotItems.
+class ItemWriter final : public MemIavlExportSink {
+ public:
+  explicit ItemWriter(const std::string& path) : path_(path), out_(path, std::ios::binary | std::ios::trunc) {
+    if (!out_) throw Error(ErrorCode::kIo, "cannot create " + path);
+  }
+  void Store(std::string_view name) override {
+    std::string inner;
+    PutBytesField(&inner, 1, name);
+    Emit(1, inner);
+  }
+  void Node(const MemIavlExportNode& node) override {
+    std::string inner;
+    PutBytesField(&inner, 1, node.key);
+    PutBytesField(&inner, 2, node.value);
+    PutIntField(&inner, 3, node.version);
+    PutIntField(&inner, 4, node.height);
+    Emit(2, inner);
+  }
+  StateSnapshotStats Finish(int64_t version) {
+    out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+    bytes_ += buf_.size();
+    if (!out_.flush()) throw Error(ErrorCode::kIo, "cannot write " + path_);
+    return {version, items_, bytes_};
+  }
+
+ private:
+  void Emit(int field, const std::string& inner) {
+    std::string item;
+    item.push_back(static_cast<char>(field << 3 | 2));
+    PutUvarint(&item, inner.size());
+    item += inner;
+    PutUvarint(&buf_, item.size());
+    buf_ += item;
+    ++items_;
+    if (buf_.size() >= (1 << 20)) {
+      out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+      bytes_ += buf_.size();
+      buf_.clear();
+    }
+  }
+  std::string path_;
+  std::ofstream out_;
+  std::string buf_;
+  uint64_t items_ = 0;
+  uint64_t bytes_ = 0;
+};
+
+// One decoded SnapshotItem.
+struct Item {
+  std::optional<std::string> store;
+  std::string key, value;
+  int64_t version = 0;
+  int64_t height = 0;
+};
+
+// Reads length-delimited SnapshotItems, checking every field it decodes.
+class ItemReader {
+ public:
+  explicit ItemReader(const std::string& path) : path_(path), in_(path, std::ios::binary) {
+    if (!in_) throw Error(ErrorCode::kInvalidArgument, "cannot read state snapshot " + path + "; check the path");
+  }
+  bool Next(Item* item) {
+    uint64_t len = 0;
+    if (!ReadStreamUvarint(&len)) return false;
+    if (len > kMaxItemBytes) Malformed(path_, "an item of " + std::to_string(len) + " bytes");
+    std::string msg(len, '\0');
+    if (!in_.read(msg.data(), static_cast<std::streamsize>(len))) Malformed(path_, "the stream ends inside an item");
+    ++items_;
+    bytes_ += len;
+    *item = Item{};
+    size_t pos = 0;
+    bool seen = false;
+    while (pos < msg.size()) {
+      const uint64_t tag = Uvarint(msg, &pos);
+      if ((tag & 7) != 2) Malformed(path_, "an item field that is not a message");
+      const std::string_view body = Bytes(msg, &pos);
+      if (tag >> 3 == 1) {
+        item->store = DecodeStore(body);
+      } else if (tag >> 3 == 2) {
+        DecodeNode(body, item);
+      } else {
+        Malformed(path_, "an item of unknown kind " + std::to_string(tag >> 3));
+      }
+      seen = true;
+    }
+    if (!seen) Malformed(path_, "an empty item");
+    return true;
+  }
+  uint64_t items() const { return items_; }
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  bool ReadStreamUvarint(uint64_t* v) {
+    *v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      const int c = in_.get();
+      if (c == EOF) {
+        if (shift == 0) return false;
+        Malformed(path_, "the stream ends inside a length");
+      }
+      *v |= static_cast<uint64_t>(c & 0x7f) << shift;
+      if ((c & 0x80) == 0) return true;
+    }
+    Malformed(path_, "an overlong length");
+  }
+  uint64_t Uvarint(std::string_view s, size_t* pos) {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64 && *pos < s.size(); shift += 7) {
+      const auto c = static_cast<uint8_t>(s[(*pos)++]);
+      v |= static_cast<uint64_t>(c & 0x7f) << shift;
+      if ((c & 0x80) == 0) return v;
+    }
+    Malformed(path_, "a truncated varint");
+  }
+  std::string_view Bytes(std::string_view s, size_t* pos) {
+    const uint64_t len = Uvarint(s, pos);
+    if (len > s.size() - *pos) Malformed(path_, "a field longer than its item");
+    const std::string_view out = s.substr(*pos, len);
+    *pos += len;
+    return out;
+  }
+  std::string DecodeStore(std::string_view body) {
+    std::string name;
+    size_t pos = 0;
+    while (pos < body.size()) {
+      const uint64_t tag = Uvarint(body, &pos);
+      if (tag != (1 << 3 | 2)) Malformed(path_, "a store item with an unknown field");
+      name = std::string(Bytes(body, &pos));
+    }
+    return name;
+  }
+  void DecodeNode(std::string_view body, Item* item) {
+    size_t pos = 0;
+    while (pos < body.size()) {
+      const uint64_t tag = Uvarint(body, &pos);
+      switch (tag) {
+        case 1 << 3 | 2: item->key = std::string(Bytes(body, &pos)); break;
+        case 2 << 3 | 2: item->value = std::string(Bytes(body, &pos)); break;
+        case 3 << 3 | 0: item->version = static_cast<int64_t>(Uvarint(body, &pos)); break;
+        case 4 << 3 | 0: item->height = static_cast<int64_t>(Uvarint(body, &pos)); break;
+        default: Malformed(path_, "a node item with an unknown field");
+      }
+    }
+    if (item->height < 0 || item->height > 127) Malformed(path_, "a node height outside 0..127");
+  }
+
+  std::string path_;
+  std::ifstream in_;
+  uint64_t items_ = 0;
+  uint64_t bytes_ = 0;
+};
+
+bool IsEvmSection(std::string_view name) { return name == CommitStore::kEvmStore || name == "evm_flatkv"; }
+
+}  // namespace
+
+StateSnapshotStats ExportStateSnapshot(CommitStore& store, const std::string& path) {
+  std::error_code ec;
+  if (fs::exists(path, ec)) throw Error(ErrorCode::kInvalidArgument, "state snapshot " + path + " exists; choose a new path");
+  ItemWriter writer(path);
+  store.Export(writer);
+  return writer.Finish(store.Last().version);
+}
+
+StateSnapshotStats ImportStateSnapshot(const std::string& memiavl_dir, const std::string& flatkv_dir, int64_t version,
+                                       const CommitStoreOptions& options, const std::string& path) {
+  ItemReader reader(path);
+  std::vector<std::pair<std::string, std::string>> flatkv_rows;
+  std::vector<std::pair<std::string, std::string>> evm_leaves;
+  enum class Section { kNone, kMemiavl, kFlatKvRows, kEvmLogical } section = Section::kNone;
+  Item item;
+  // memiavl consumes the stream; FlatKV's sections are set aside for after it.
+  auto next = [&](MemIavlDb::ImportItem* out) -> bool {
+    while (reader.Next(&item)) {
+      if (item.store) {
+        const std::string& name = *item.store;
+        if (name == CommitStore::kFlatKvSection) {
+          if (!options.flatkv_enabled) Malformed(path, "a flatkv section, but FlatKV is disabled on this node");
+          section = Section::kFlatKvRows;
+          continue;
+        }
+        if (IsEvmSection(name) && options.flatkv_enabled) {
+          section = Section::kEvmLogical;
+          continue;
+        }
+        if (name == "evm_flatkv") Malformed(path, "an evm_flatkv section, but FlatKV is disabled on this node");
+        section = Section::kMemiavl;
+        out->store = name;
+        return true;
+      }
+      switch (section) {
+        case Section::kNone: Malformed(path, "a node before any store");
+        case Section::kFlatKvRows: flatkv_rows.emplace_back(std::move(item.key), std::move(item.value)); continue;
+        case Section::kEvmLogical:
+          if (item.height == 0) evm_leaves.emplace_back(std::move(item.key), std::move(item.value));
+          continue;
+        case Section::kMemiavl:
+          out->store.reset();
+          out->key = std::move(item.key);
+          out->value = std::move(item.value);
+          out->version = item.version;
+          out->height = static_cast<uint8_t>(item.height);
+          return true;
+      }
+    }
+    return false;
+  };
+  MemIavlDb::Import(memiavl_dir, version, options.memiavl, next);
+  if (options.flatkv_enabled) {
+    if (!flatkv_rows.empty() && !evm_leaves.empty()) Malformed(path, "both flatkv rows and evm keys");
+    if (evm_leaves.empty()) {
+      size_t at = 0;
+      FlatKvStore::ImportRows(flatkv_dir, version, options.flatkv, [&](std::string* key, std::string* value) {
+        if (at == flatkv_rows.size()) return false;
+        *key = std::move(flatkv_rows[at].first);
+        *value = std::move(flatkv_rows[at].second);
+        ++at;
+        return true;
+      });
+    } else {
+      // An older snapshot carries the evm store's logical keys: FlatKV commits them as one block.
+      std::error_code ec;
+      if (fs::exists(flatkv_dir, ec) && !fs::is_empty(flatkv_dir, ec)) {
+        throw Error(ErrorCode::kInvalidArgument, "cannot import state into " + flatkv_dir + ": it is not empty; move it aside first");
+      }
+      auto flatkv = FlatKvStore::Open(flatkv_dir, options.flatkv);
+      for (const auto& [key, value] : evm_leaves) flatkv->Set(key, value);
+      flatkv->Commit(version);
+      flatkv->Close();
+    }
+  }
+  return {version, reader.items(), reader.bytes()};
+}
+
+}  // namespace strata::sc
