@@ -1,0 +1,177 @@
+/**
+ * A closed-loop HTTP load generator for JSON-RPC: N keep-alive connections on raw sockets, one
+ * request in flight on each, the request bytes built once. A response counts as an error
+ * unless it has status 200 and no `"error"` in its body. It runs in the calling process, so on
+ * a small machine it competes with the server for CPU; figures are co-located figures.
+ */
+import { connect, type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+
+/** What to send and for how long. */
+export interface LoadOptions {
+  port: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default `/`. */
+  path?: string;
+  /** The request body, typically one JSON-RPC call. */
+  body: string;
+  /** Concurrent keep-alive connections. */
+  connections: number;
+  /** Measured time. */
+  durationMs: number;
+  /** Unmeasured time before it, to warm up the JIT and the connections. Default 0. */
+  warmupMs?: number;
+}
+
+/** What one run measured. */
+export interface LoadResult {
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Failed responses plus socket errors during the measured window. */
+  errors: number;
+  /** Successful responses in the measured window. */
+  requests: number;
+}
+
+const HEADER_END = Buffer.from('\r\n\r\n');
+const ERROR_MARKER = Buffer.from('"error"');
+
+/** Builds the bytes of one keep-alive POST. */
+export function requestBytes(host: string, port: number, path: string, body: string): Buffer {
+  const payload = Buffer.from(body, 'utf8');
+  const head =
+    `POST ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\nContent-Type: application/json\r\n` +
+    `Content-Length: ${payload.byteLength}\r\nConnection: keep-alive\r\n\r\n`;
+  return Buffer.concat([Buffer.from(head, 'latin1'), payload]);
+}
+
+/** Tallies shared by all connections of a run. */
+class Tally {
+  readonly latenciesMs: number[] = [];
+  errors = 0;
+  measureFrom = Infinity;
+  stopAt = Infinity;
+
+  /** Records a finished request that was sent at `sentAt` and completed now. */
+  record(sentAt: number, now: number, ok: boolean): void {
+    if (sentAt < this.measureFrom || now > this.stopAt) return;
+    if (ok) this.latenciesMs.push(now - sentAt);
+    else this.errors++;
+  }
+}
+
+/** One connection sending the same request back to back. */
+class LoadConnection {
+  readonly #request: Buffer;
+  readonly #tally: Tally;
+  readonly #host: string;
+  readonly #port: number;
+  readonly #finished: () => void;
+  #socket!: Socket;
+  #pending: Buffer | undefined;
+  #sentAt = 0;
+  #done = false;
+
+  constructor(host: string, port: number, request: Buffer, tally: Tally, finished: () => void) {
+    this.#host = host;
+    this.#port = port;
+    this.#request = request;
+    this.#tally = tally;
+    this.#finished = finished;
+    this.#open();
+  }
+
+  #open(): void {
+    const socket = connect({ host: this.#host, port: this.#port, noDelay: true });
+    this.#socket = socket;
+    this.#pending = undefined;
+    socket.on('connect', () => this.#send());
+    socket.on('data', (chunk: Buffer) => this.#onData(chunk));
+    socket.on('error', () => {
+      // 'close' follows; the failure is counted there.
+    });
+    socket.on('close', () => {
+      if (this.#done) return;
+      const now = performance.now();
+      this.#tally.record(this.#sentAt, now, false);
+      if (now < this.#tally.stopAt) this.#open();
+      else this.#finish();
+    });
+  }
+
+  #send(): void {
+    if (performance.now() >= this.#tally.stopAt) {
+      this.#finish();
+      return;
+    }
+    this.#sentAt = performance.now();
+    this.#socket.write(this.#request);
+  }
+
+  #onData(chunk: Buffer): void {
+    const data = this.#pending === undefined ? chunk : Buffer.concat([this.#pending, chunk]);
+    const headerEnd = data.indexOf(HEADER_END);
+    if (headerEnd < 0) {
+      this.#pending = data;
+      return;
+    }
+    const head = data.toString('latin1', 0, headerEnd).toLowerCase();
+    const lengthAt = head.indexOf('\r\ncontent-length:');
+    if (lengthAt < 0) {
+      // Only Content-Length framing is expected from a JSON-RPC server; anything else is a failure.
+      this.#tally.record(this.#sentAt, performance.now(), false);
+      this.#socket.destroy();
+      return;
+    }
+    const length = parseInt(head.slice(lengthAt + 17, head.indexOf('\r\n', lengthAt + 2) >>> 0), 10);
+    const bodyStart = headerEnd + 4;
+    if (data.byteLength < bodyStart + length) {
+      this.#pending = data;
+      return;
+    }
+    this.#pending = undefined;
+    const ok = head.startsWith('http/1.1 200') && data.indexOf(ERROR_MARKER, bodyStart) < 0;
+    this.#tally.record(this.#sentAt, performance.now(), ok);
+    this.#send();
+  }
+
+  #finish(): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#socket.destroy();
+    this.#finished();
+  }
+}
+
+/** The value at quantile q (0..1) of sorted values. */
+function quantile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+/** Runs the load and resolves when every connection has stopped. */
+export function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const host = options.host ?? '127.0.0.1';
+  const request = requestBytes(host, options.port, options.path ?? '/', options.body);
+  const tally = new Tally();
+  const start = performance.now();
+  tally.measureFrom = start + (options.warmupMs ?? 0);
+  tally.stopAt = tally.measureFrom + options.durationMs;
+  return new Promise((resolve) => {
+    let running = options.connections;
+    const finished = () => {
+      if (--running > 0) return;
+      const sorted = Float64Array.from(tally.latenciesMs).sort();
+      resolve({
+        requestsPerSec: sorted.length / (options.durationMs / 1000),
+        p50Ms: quantile(sorted, 0.5),
+        p99Ms: quantile(sorted, 0.99),
+        errors: tally.errors,
+        requests: sorted.length,
+      });
+    };
+    for (let i = 0; i < options.connections; i++) new LoadConnection(host, options.port, request, tally, finished);
+  });
+}

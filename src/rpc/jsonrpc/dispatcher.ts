@@ -1,0 +1,195 @@
+/**
+ * The JSON-RPC 2.0 dispatcher: parses a body, validates each message, runs the method handlers
+ * and serialises the answer, with geth's error codes and limits. When every handler involved
+ * returns a plain value the answer is returned synchronously, so the hot path allocates no
+ * Promise; only handlers that return a Promise make the answer asynchronous.
+ */
+import { Logger } from '../../log/logger.js';
+import type { RequestContext } from './context.js';
+import { RpcError, toRpcError } from './errors.js';
+import { classifyMessage, paramsArray, type ValidMessage } from './request.js';
+import { errorResponse, NULL_ID, resultResponse } from './response.js';
+
+/** A method handler: positional params in, a JSON-serialisable result (or a Promise of one) out. */
+export type RpcMethodHandler = (params: unknown[], ctx: RequestContext) => unknown;
+
+/** Handlers by method name, e.g. `{ eth_chainId: () => '0x1' }`. */
+export type MethodTable = Readonly<Record<string, RpcMethodHandler>>;
+
+/** Limits of a dispatcher. */
+export interface DispatcherOptions {
+  /** Most messages in one batch; larger batches get geth's "batch too large". Default 1000 (geth's). */
+  maxBatchSize?: number;
+  /** Most asynchronous calls running at once; further calls get a -32005 error at once. Default 1024. */
+  maxInFlight?: number;
+  logger?: Logger;
+}
+
+/** geth's default batch item limit. */
+export const DEFAULT_MAX_BATCH_SIZE = 1000;
+/** Default cap on calls in flight. */
+export const DEFAULT_MAX_IN_FLIGHT = 1024;
+
+const PARSE_ERROR_RESPONSE = errorResponse(NULL_ID, RpcError.parseError());
+const EMPTY_BATCH_RESPONSE = errorResponse(NULL_ID, RpcError.invalidRequest('empty batch'));
+const INVALID_REQUEST = RpcError.invalidRequest();
+const BATCH_TOO_LARGE = RpcError.invalidRequest('batch too large');
+
+/** Executes JSON-RPC requests against a method table. */
+export class Dispatcher {
+  readonly #methods: Map<string, RpcMethodHandler>;
+  readonly #maxBatchSize: number;
+  readonly #maxInFlight: number;
+  readonly #logger: Logger;
+  readonly #busy: RpcError;
+  #inFlight = 0;
+
+  constructor(methods: MethodTable, options: DispatcherOptions = {}) {
+    // A Map, not the object itself, so names like "constructor" or "__proto__" never resolve.
+    this.#methods = new Map(Object.entries(methods));
+    this.#maxBatchSize = positiveInteger('maxBatchSize', options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE);
+    this.#maxInFlight = positiveInteger('maxInFlight', options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
+    this.#logger = options.logger ?? new Logger({ base: { module: 'rpc' } });
+    this.#busy = RpcError.limitExceeded(
+      `server busy: ${this.#maxInFlight} requests already in flight; retry later or raise the RPC in-flight request limit`,
+    );
+  }
+
+  /** Asynchronous calls currently running. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** True when a handler is registered under `method`. */
+  has(method: string): boolean {
+    return this.#methods.has(method);
+  }
+
+  /**
+   * Answers a request body (one message or a batch). Returns the response text, `''` when
+   * nothing is to be answered (notifications only); a Promise only when a handler returned one.
+   * Never throws and never rejects: every failure becomes a JSON-RPC error.
+   */
+  handle(body: string, ctx: RequestContext): string | Promise<string> {
+    let payload: unknown;
+    try {
+      payload = JSON.parse(body);
+    } catch {
+      return PARSE_ERROR_RESPONSE;
+    }
+    if (Array.isArray(payload)) return this.#handleBatch(payload, ctx);
+    return this.#handleMessage(payload, ctx) ?? '';
+  }
+
+  /** One message's answer, or null for a notification. */
+  #handleMessage(message: unknown, ctx: RequestContext): string | Promise<string> | null {
+    const classified = classifyMessage(message);
+    switch (classified.kind) {
+      case 'invalid':
+        return errorResponse(classified.idText, INVALID_REQUEST);
+      case 'notification':
+        this.#notify(classified, ctx);
+        return null;
+      default:
+        return this.#call(classified, ctx);
+    }
+  }
+
+  #call(call: ValidMessage, ctx: RequestContext): string | Promise<string> {
+    const { method, idText } = call;
+    const handler = this.#methods.get(method);
+    if (handler === undefined) return errorResponse(idText, RpcError.methodNotFound(method));
+    const params = paramsArray(call.params);
+    if (params instanceof RpcError) return errorResponse(idText, params);
+    if (this.#inFlight >= this.#maxInFlight) return errorResponse(idText, this.#busy);
+    let result: unknown;
+    try {
+      result = handler(params, ctx);
+    } catch (thrown) {
+      return errorResponse(idText, this.#failure(method, thrown));
+    }
+    if (!(result instanceof Promise)) return resultResponse(idText, result, method);
+    this.#inFlight++;
+    return result.then(
+      (value: unknown) => {
+        this.#inFlight--;
+        return resultResponse(idText, value, method);
+      },
+      (thrown: unknown) => {
+        this.#inFlight--;
+        return errorResponse(idText, this.#failure(method, thrown));
+      },
+    );
+  }
+
+  /** Runs a notification for its effect; its outcome is not reported to the client. */
+  #notify(notification: ValidMessage, ctx: RequestContext): void {
+    const { method } = notification;
+    const handler = this.#methods.get(method);
+    const params = paramsArray(notification.params);
+    if (handler === undefined || params instanceof RpcError || this.#inFlight >= this.#maxInFlight) return;
+    let result: unknown;
+    try {
+      result = handler(params, ctx);
+    } catch (thrown) {
+      this.#failure(method, thrown);
+      return;
+    }
+    if (!(result instanceof Promise)) return;
+    this.#inFlight++;
+    result.then(
+      () => {
+        this.#inFlight--;
+      },
+      (thrown: unknown) => {
+        this.#inFlight--;
+        this.#failure(method, thrown);
+      },
+    );
+  }
+
+  #handleBatch(batch: unknown[], ctx: RequestContext): string | Promise<string> {
+    if (batch.length === 0) return EMPTY_BATCH_RESPONSE;
+    if (batch.length > this.#maxBatchSize) {
+      // As geth: one error, carrying the id of the first call, since the batch has no id of its own.
+      return `[${errorResponse(firstCallIdText(batch), BATCH_TOO_LARGE)}]`;
+    }
+    const answers: (string | Promise<string>)[] = [];
+    let pending = false;
+    for (const message of batch) {
+      const answer = this.#handleMessage(message, ctx);
+      if (answer === null) continue;
+      if (typeof answer !== 'string') pending = true;
+      answers.push(answer);
+    }
+    if (answers.length === 0) return '';
+    if (!pending) return `[${(answers as string[]).join(',')}]`;
+    return Promise.all(answers).then((texts) => `[${texts.join(',')}]`);
+  }
+
+  /** Maps a thrown value to its RpcError, logging crashes with their stack. */
+  #failure(method: string, thrown: unknown): RpcError {
+    const { error, crashed } = toRpcError(thrown);
+    if (crashed) {
+      this.#logger.error(`RPC method ${method} crashed`, {
+        method,
+        error: thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown),
+      });
+    }
+    return error;
+  }
+}
+
+/** The encoded id of the first call in a batch, or `null`. */
+function firstCallIdText(batch: readonly unknown[]): string {
+  for (const message of batch) {
+    const classified = classifyMessage(message);
+    if (classified.kind === 'call') return classified.idText;
+  }
+  return NULL_ID;
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}

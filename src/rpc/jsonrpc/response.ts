@@ -1,0 +1,52 @@
+/**
+ * Response serialisation. Responses are built as strings so a single call costs one
+ * `JSON.stringify` of its result and a few concatenations; the member order follows geth
+ * (`jsonrpc`, `id`, then `result` or `error`).
+ */
+import { RpcError } from './errors.js';
+
+/** A request id as it arrived: geth accepts any JSON value except objects and arrays. */
+export type RequestId = string | number | boolean | null;
+
+/** The id text for responses that cannot be tied to a request. */
+export const NULL_ID = 'null';
+
+/** Serialises an id for the response (numbers skip `JSON.stringify`). */
+export function encodeId(id: RequestId): string {
+  return typeof id === 'number' ? String(id) : JSON.stringify(id);
+}
+
+/** `{"jsonrpc":"2.0","id":…,"error":{…}}` for an already-encoded id. */
+export function errorResponse(idText: string, error: RpcError): string {
+  return `{"jsonrpc":"2.0","id":${idText},"error":${encodeErrorObject(error)}}`;
+}
+
+/**
+ * `{"jsonrpc":"2.0","id":…,"result":…}`; `undefined` becomes `null`. A result JSON cannot
+ * carry (a bigint, a cycle) yields a -32603 error naming the method, because quantities must be
+ * encoded as hex strings by the method itself.
+ */
+export function resultResponse(idText: string, result: unknown, method: string): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(result);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return errorResponse(
+      idText,
+      RpcError.internal(`the result of ${method} cannot be serialised as JSON (${reason}); encode bigints as 0x-prefixed hex strings`),
+    );
+  }
+  return `{"jsonrpc":"2.0","id":${idText},"result":${json ?? 'null'}}`;
+}
+
+function encodeErrorObject(error: RpcError): string {
+  const head = `{"code":${error.code},"message":${JSON.stringify(error.message)}`;
+  if (error.data === undefined) return `${head}}`;
+  try {
+    return `${head},"data":${JSON.stringify(error.data)}}`;
+  } catch {
+    // Unserialisable data must not turn an error response into a crash; the message still goes out.
+    return `${head}}`;
+  }
+}
