@@ -11,3 +11,13 @@ export function table(rows: string[][]): string {
   const line = (r: string[]) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ');
   return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
 }
+
+/** Prints a benchmark's table, and with `json` its JSON object on stdout (the table then goes to stderr). */
+export function emitReport(text: string, output: object, json: boolean): void {
+  if (json) {
+    process.stderr.write(`${text}\n`);
+    process.stdout.write(`${JSON.stringify(output)}\n`);
+  } else {
+    process.stdout.write(`${text}\n`);
+  }
+}

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CommitStore } from '../../src/store/index.js';
-import { rate, table } from '../report.js';
+import { emitReport, rate, table } from '../report.js';
 import { buildMpt, commitMptBlock } from './mpt-run.js';
 import { blockChangesets, genesis, transfers } from './workload.js';
 
@@ -99,12 +99,7 @@ async function main(): Promise<void> {
         `≥ ${TARGET_MPT_RATIO}× MPT: ${ratio.toFixed(1)}× ${ratio >= TARGET_MPT_RATIO ? 'met' : 'MISSED'}`],
       ['snapshot write (MB/s)', snapshotWriteMBPerSec.toFixed(0), '', `${(snap.bytes / 1e6).toFixed(0)} MB in ${snap.seconds.toFixed(2)} s`],
     ]);
-    if (values.json) {
-      log(text);
-      process.stdout.write(`${JSON.stringify(output)}\n`);
-    } else {
-      process.stdout.write(`${text}\n`);
-    }
+    emitReport(text, output, values.json);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

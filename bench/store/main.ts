@@ -11,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Backend } from '../../src/store/index.js';
-import { rate, table } from '../report.js';
+import { emitReport, rate, table } from '../report.js';
 import { runNativeDriver } from './native-driver.js';
 import { runClassicLevel, runLmdb } from './peers.js';
 import { buildAccounts, loadStrata, readStrata, writeStrata, type Accounts } from './strata-run.js';
@@ -175,12 +175,7 @@ async function main(): Promise<void> {
       );
     }
     const text = table(rows);
-    if (values.json) {
-      log(text);
-      process.stdout.write(`${JSON.stringify(output)}\n`);
-    } else {
-      process.stdout.write(`${text}\n`);
-    }
+    emitReport(text, output, values.json);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

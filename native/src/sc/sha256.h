@@ -82,6 +82,9 @@ inline std::string_view DigestView(const Sha256Digest& digest) {
 
 namespace sha256_detail {
 
+/// FIPS 180-4 §4.2.2 round constants, 16-byte aligned for the SIMD kernels.
+extern const uint32_t kRoundConstants[64];
+
 /// The SHA-NI compression (sha256_shani.cc, built with -msha -msse4.1). Call it only when
 /// Sha256EngineSupported(Sha256Engine::kShaNi).
 void CompressBlocksShaNi(uint32_t* state, const uint8_t* blocks, size_t count);
