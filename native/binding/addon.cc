@@ -6,6 +6,7 @@
 #include "addon_data.h"
 #include "commit_store_binding.h"
 #include "mvcc_iterator_binding.h"
+#include "plain_kv_binding.h"
 #include "state_store_binding.h"
 
 namespace strata::binding {
@@ -17,9 +18,11 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   StateStoreBinding::Init(env, exports);
   MvccIteratorBinding::Init(env, exports);
   CommitStoreBinding::Init(env, exports);
+  PlainKvBinding::Init(env, exports);
   env.AddCleanupHook([open_stores] {
     StateStoreBinding::CloseAll(*open_stores);
     CommitStoreBinding::CloseAll(*open_stores);
+    PlainKvBinding::CloseAll(*open_stores);
   });
   return exports;
 }

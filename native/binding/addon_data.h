@@ -11,18 +11,21 @@ namespace strata::binding {
 
 class StateStoreBinding;
 class CommitStoreBinding;
+class PlainKvBinding;
 
 /// Stores still open in one environment; shared with the environment's cleanup hook,
 /// which may run after the instance data is gone.
 struct OpenStores {
   std::set<StateStoreBinding*> stores;
   std::set<CommitStoreBinding*> commit_stores;
+  std::set<PlainKvBinding*> plain_kvs;
 };
 
 struct AddonData {
   Napi::FunctionReference store_constructor;
   Napi::FunctionReference iterator_constructor;
   Napi::FunctionReference commit_store_constructor;
+  Napi::FunctionReference plain_kv_constructor;
   std::shared_ptr<OpenStores> open_stores = std::make_shared<OpenStores>();
 };
 

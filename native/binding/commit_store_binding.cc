@@ -37,6 +37,7 @@ sc::CommitStoreOptions ToCommitOptions(const Napi::Value& value) {
   if (auto v = integer("initialVersion", 0)) options.memiavl.initial_version = *v;
   if (auto v = integer("hashThreads", 1)) options.memiavl.hash_threads = options.flatkv.hash_threads = static_cast<int>(*v);
   if (auto v = integer("blockCacheBytes", 1 << 20)) options.flatkv.block_cache_bytes = static_cast<uint64_t>(*v);
+  if (auto v = integer("snapshotWriteRateMbps", 0)) options.memiavl.snapshot_write_rate_mbps = *v;
   flag("asyncSnapshot", &options.memiavl.async_snapshot);
   flag("flatkv", &options.flatkv_enabled);
   flag("createIfMissing", &options.memiavl.create_if_missing);

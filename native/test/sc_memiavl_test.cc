@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -16,6 +17,7 @@
 #include "sc/iavl_tree.h"
 #include "sc/memiavl/memiavl_db.h"
 #include "sc/memiavl/tree_snapshot.h"
+#include "sc/memiavl/write_rate_limiter.h"
 #include "sc_test_util.h"
 #include "test_util.h"
 
@@ -433,6 +435,14 @@ TEST(MemIavlDb, ExportImportRoundTripKeepsEveryHash) {
     return true;
   };
   EXPECT_STRATA_ERROR(MemIavlDb::Import(dir.Sub("bad"), 9, SyncSnapshots(4), next_tampered), ErrorCode::kInvalidArgument);
+}
+
+TEST(WriteRateLimiter, PacesWritesToTheRate) {
+  WriteRateLimiter limiter(10'000'000, 1'000'000);  // 10 MB/s after a 1 MB burst
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 4; ++i) limiter.Acquire(500'000);  // 2 MB: 1 MB beyond the burst
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(seconds, 0.095);  // at least (2 MB - 1 MB) / 10 MB/s
 }
 
 // ---- kill -9 ----------------------------------------------------------------------------------

@@ -80,6 +80,7 @@ export interface NativeCommitOptions {
   asyncSnapshot?: boolean;
   flatkv?: boolean;
   blockCacheBytes?: number;
+  snapshotWriteRateMbps?: number;
   createIfMissing?: boolean;
 }
 

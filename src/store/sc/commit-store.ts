@@ -37,6 +37,8 @@ export interface CommitStoreOptions {
   flatkv?: boolean;
   /** FlatKV's RocksDB block cache. */
   blockCacheBytes?: number;
+  /** Pace snapshot writing (`sc-snapshot-write-rate-mbps`; 0 = unlimited, the default here). */
+  snapshotWriteRateMbps?: number;
 }
 
 /** One store's entry of a commit. */

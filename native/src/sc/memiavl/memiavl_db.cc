@@ -192,10 +192,10 @@ MemIavlDb::MemIavlDb(std::string dir, const MemIavlOptions& options) : dir_(std:
 
 std::unique_ptr<MemIavlDb> MemIavlDb::Open(const std::string& dir, const MemIavlOptions& options) {
   if (options.snapshot_interval < 0 || options.keep_recent < 0 || options.hash_threads < 1 ||
-      options.initial_version < 0 || options.target_version < 0) {
+      options.initial_version < 0 || options.target_version < 0 || options.snapshot_write_rate_mbps < 0) {
     throw Error(ErrorCode::kInvalidArgument,
-                "memiavl options: snapshot interval, keep-recent, initial and target versions must be >= 0 "
-                "and hash threads >= 1");
+                "memiavl options: snapshot interval, keep-recent, write rate, initial and target versions must "
+                "be >= 0 and hash threads >= 1");
   }
   if (options.target_version > 0 && !options.read_only) {
     throw Error(ErrorCode::kInvalidArgument, "memiavl can open at an older version only read-only; use Rollback to move a writer back");
@@ -599,8 +599,9 @@ uint64_t MemIavlDb::WriteSnapshot(Trees& trees, int64_t version) const {
   if (ec) throw Error(ErrorCode::kIo, "cannot create " + tmp_dir + ": " + ec.message());
   uint64_t bytes = 0;
   std::vector<StoreInfo> infos;
+  WriteRateLimiter limiter(static_cast<uint64_t>(options_.snapshot_write_rate_mbps) * 1'000'000);
   for (auto& [store, tree] : trees.by_name) {
-    TreeSnapshotWriter writer((fs::path(tmp_dir) / store).string());
+    TreeSnapshotWriter writer((fs::path(tmp_dir) / store).string(), &limiter);
     SnapshotTreeWriter visitor(writer);
     tree.WalkPostOrder(visitor);
     writer.Finish(tree.Version());

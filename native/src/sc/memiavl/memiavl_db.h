@@ -53,6 +53,8 @@ struct MemIavlOptions {
   int64_t target_version = 0;
   /// Write snapshots on a background thread (false: inside Commit, for tools and tests).
   bool async_snapshot = true;
+  /// Pace snapshot writing to this many MB/s (`sc-snapshot-write-rate-mbps`; 0 = unlimited).
+  int64_t snapshot_write_rate_mbps = 0;
 };
 
 /// One node of an export stream (IAVL export order: per store, post-order).

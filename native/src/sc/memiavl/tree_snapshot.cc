@@ -118,7 +118,7 @@ SnapshotLeaf TreeSnapshot::Leaf(uint32_t i) const {
 // A buffered, append-only file that is synced on Finish.
 class TreeSnapshotWriter::Sink {
  public:
-  explicit Sink(std::string path) : path_(std::move(path)) {
+  Sink(std::string path, WriteRateLimiter* limiter) : path_(std::move(path)), limiter_(limiter) {
     fd_ = UniqueFd(::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
     if (!fd_.valid()) throw Error(ErrorCode::kIo, "cannot create " + path_ + ": " + std::strerror(errno));
     buf_.reserve(kBuffer);
@@ -145,6 +145,7 @@ class TreeSnapshotWriter::Sink {
     buf_.clear();
   }
   void WriteAll(const char* p, size_t n) {
+    if (limiter_ != nullptr) limiter_->Acquire(n);
     while (n > 0) {
       const ssize_t w = ::write(fd_.get(), p, n);
       if (w < 0) {
@@ -156,18 +157,19 @@ class TreeSnapshotWriter::Sink {
     }
   }
   std::string path_;
+  WriteRateLimiter* limiter_;
   UniqueFd fd_;
   std::string buf_;
 };
 
-TreeSnapshotWriter::TreeSnapshotWriter(const std::string& dir) : dir_(dir) {
+TreeSnapshotWriter::TreeSnapshotWriter(const std::string& dir, WriteRateLimiter* limiter) : dir_(dir) {
   std::error_code ec;
   if (!fs::create_directory(dir, ec)) {
     throw Error(ErrorCode::kIo, "cannot create snapshot directory " + dir + (ec ? ": " + ec.message() : ": it exists"));
   }
-  nodes_ = std::make_unique<Sink>(Join(dir, "nodes"));
-  leaves_ = std::make_unique<Sink>(Join(dir, "leaves"));
-  kvs_ = std::make_unique<Sink>(Join(dir, "kvs"));
+  nodes_ = std::make_unique<Sink>(Join(dir, "nodes"), limiter);
+  leaves_ = std::make_unique<Sink>(Join(dir, "leaves"), limiter);
+  kvs_ = std::make_unique<Sink>(Join(dir, "kvs"), limiter);
 }
 
 TreeSnapshotWriter::~TreeSnapshotWriter() = default;
@@ -212,7 +214,7 @@ void TreeSnapshotWriter::Finish(int64_t version) {
   nodes_->Finish();
   leaves_->Finish();
   kvs_->Finish();
-  Sink metadata(Join(dir_, "metadata"));
+  Sink metadata(Join(dir_, "metadata"), nullptr);
   char meta[kMetadataBytes];
   StoreU32(meta, kTreeSnapshotMagic);
   StoreU32(meta + 4, 0);

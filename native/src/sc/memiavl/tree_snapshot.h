@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "sc/memiavl/mapped_file.h"
+#include "sc/memiavl/write_rate_limiter.h"
 #include "sc/sha256.h"
 #include "unique_fd.h"
 
@@ -79,8 +80,9 @@ class TreeSnapshot {
 /// Writes a tree snapshot from a post-order stream of nodes into a new directory.
 class TreeSnapshotWriter {
  public:
-  /// Creates `dir` (which must not exist yet) and its files.
-  explicit TreeSnapshotWriter(const std::string& dir);
+  /// Creates `dir` (which must not exist yet) and its files; writes are paced by `limiter`
+  /// when given (it must outlive the writer).
+  explicit TreeSnapshotWriter(const std::string& dir, WriteRateLimiter* limiter = nullptr);
   ~TreeSnapshotWriter();
   TreeSnapshotWriter(const TreeSnapshotWriter&) = delete;
   TreeSnapshotWriter& operator=(const TreeSnapshotWriter&) = delete;

@@ -1,0 +1,105 @@
+// PlainKv: a small unversioned RocksDB key-value store. The chain's block store, tx index,
+// receipts and logs live in one of these (data/blockstore); it has no MVCC and no changelog.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <rocksdb/slice.h>
+
+namespace rocksdb {
+class DB;
+class Iterator;
+}  // namespace rocksdb
+
+namespace strata {
+
+/// How PlainKv::Open treats the directory.
+struct PlainKvOptions {
+  bool create_if_missing = true;
+  bool read_only = false;
+  uint64_t block_cache_bytes = 32ull << 20;
+};
+
+/// One put (value set) or delete (value empty optional) of a write batch.
+struct PlainKvOp {
+  std::string key;
+  std::optional<std::string> value;
+};
+
+/// Range of an iteration: keys in [start, end); an empty bound is open on that side.
+struct PlainKvRange {
+  std::string start;
+  std::string end;
+  bool reverse = false;
+};
+
+class PlainKv;
+
+/// Forward or reverse cursor over a key range. It reads the store as it was when created
+/// (RocksDB iterators pin an implicit snapshot), so concurrent writes never tear a scan.
+class PlainKvIterator {
+ public:
+  ~PlainKvIterator();
+  PlainKvIterator(const PlainKvIterator&) = delete;
+  PlainKvIterator& operator=(const PlainKvIterator&) = delete;
+
+  /// True while the cursor is on a key inside the range.
+  bool Valid() const;
+  /// Moves to the next key in iteration order.
+  void Next();
+  std::string_view key() const;
+  std::string_view value() const;
+
+ private:
+  friend class PlainKv;
+  PlainKvIterator(std::shared_ptr<rocksdb::DB> db, PlainKvRange range);
+  void CheckStatus() const;
+
+  std::shared_ptr<rocksdb::DB> db_;  // keeps the database open while the iterator lives
+  PlainKvRange range_;               // owns the bytes the bounds below point into
+  rocksdb::Slice lower_;
+  rocksdb::Slice upper_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+};
+
+/// The store. Every RocksDB failure is thrown as strata::Error; using it after Close throws kClosed.
+/// Thread-safe: reads and writes may run concurrently with each other and with Close.
+class PlainKv {
+ public:
+  /// Opens (or creates) the store in `dir`.
+  static std::unique_ptr<PlainKv> Open(const std::string& dir, const PlainKvOptions& options);
+  ~PlainKv();
+  PlainKv(const PlainKv&) = delete;
+  PlainKv& operator=(const PlainKv&) = delete;
+
+  /// The value of `key`, or nullopt when absent.
+  std::optional<std::string> Get(std::string_view key) const;
+  /// The values of `keys`, in order; nullopt where absent.
+  std::vector<std::optional<std::string>> MultiGet(const std::vector<std::string>& keys) const;
+  /// Applies every op atomically; with `sync`, returns only once the write is on disk.
+  void Write(const std::vector<PlainKvOp>& ops, bool sync);
+  /// A cursor over `range`, positioned on its first key.
+  std::unique_ptr<PlainKvIterator> Iterate(const PlainKvRange& range) const;
+  /// Flushes and closes the database; idempotent. Open iterators keep it alive until they go.
+  void Close();
+  bool closed() const;
+  const std::string& dir() const { return dir_; }
+
+ private:
+  PlainKv(std::string dir, std::shared_ptr<rocksdb::DB> db, bool read_only);
+  /// The open database, shared so Close cannot free it under a running call.
+  std::shared_ptr<rocksdb::DB> db() const;
+
+  std::string dir_;
+  mutable std::shared_mutex mutex_;  // guards db_ itself, not the database
+  std::shared_ptr<rocksdb::DB> db_;
+  bool read_only_;
+};
+
+}  // namespace strata
