@@ -1,0 +1,254 @@
+/**
+ * What the EVM JSON-RPC methods need from the node, as plain typed data: quantities are
+ * bigint, heights number, bytes Uint8Array. The node implements this over the app and the
+ * chain; the methods only parse, resolve block tags, and format.
+ */
+
+/** A value or a Promise of it: backends answer synchronously when they can. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** The heights block tags resolve to. */
+export interface ChainHeights {
+  /** Newest committed block (`latest`, and `pending`, which this node has no separate view of). */
+  readonly latest: number;
+  /** Oldest block still in the block store (`earliest`). */
+  readonly earliest: number;
+  /** `safe`; with instant finality usually equal to latest. */
+  readonly safe: number;
+  /** `finalized`; with instant finality usually equal to latest. */
+  readonly finalized: number;
+  /** Oldest height whose state is still retained in the state store. */
+  readonly earliestState: number;
+}
+
+/** An access-list entry. */
+export interface AccessListEntry {
+  readonly address: Uint8Array;
+  readonly storageKeys: readonly Uint8Array[];
+}
+
+/** A signed transaction, decoded. */
+export interface EthTransaction {
+  readonly hash: Uint8Array;
+  /** 0 legacy, 1 access list (EIP-2930), 2 dynamic fee (EIP-1559). */
+  readonly type: number;
+  readonly nonce: bigint;
+  readonly from: Uint8Array;
+  /** null for contract creation. */
+  readonly to: Uint8Array | null;
+  readonly value: bigint;
+  /** The gas limit. */
+  readonly gas: bigint;
+  /** Types 0 and 1. */
+  readonly gasPrice?: bigint;
+  /** Type 2. */
+  readonly maxFeePerGas?: bigint;
+  /** Type 2. */
+  readonly maxPriorityFeePerGas?: bigint;
+  readonly input: Uint8Array;
+  /** Absent for a legacy transaction without EIP-155 replay protection. */
+  readonly chainId?: bigint;
+  /** Types 1 and 2. */
+  readonly accessList?: readonly AccessListEntry[];
+  readonly v: bigint;
+  readonly r: bigint;
+  readonly s: bigint;
+}
+
+/** Where a mined transaction sits. */
+export interface TxPosition {
+  readonly blockHash: Uint8Array;
+  readonly blockNumber: number;
+  readonly index: number;
+  /** Base fee of that block, to report a dynamic-fee transaction's effective gas price. */
+  readonly baseFeePerGas: bigint;
+}
+
+/** A transaction found by hash; `position` is null while it waits in the mempool. */
+export interface LocatedTransaction {
+  readonly tx: EthTransaction;
+  readonly position: TxPosition | null;
+}
+
+/** A block header in Ethereum terms. */
+export interface EthBlockHeader {
+  readonly number: number;
+  readonly hash: Uint8Array;
+  readonly parentHash: Uint8Array;
+  /** Seconds since the epoch. */
+  readonly timestamp: bigint;
+  /** The proposer's 20-byte address. */
+  readonly miner: Uint8Array;
+  /** The app hash the block header carries. */
+  readonly stateRoot: Uint8Array;
+  readonly transactionsRoot: Uint8Array;
+  readonly receiptsRoot: Uint8Array;
+  /** 256 bytes. */
+  readonly logsBloom: Uint8Array;
+  readonly gasLimit: bigint;
+  readonly gasUsed: bigint;
+  readonly baseFeePerGas: bigint;
+  readonly extraData: Uint8Array;
+  /** Encoded size of the block in bytes. */
+  readonly size: bigint;
+}
+
+/** A block with its transactions in order. */
+export interface EthBlock extends EthBlockHeader {
+  readonly transactions: readonly EthTransaction[];
+}
+
+/** An EVM log with its position in the chain. */
+export interface EthLog {
+  readonly address: Uint8Array;
+  readonly topics: readonly Uint8Array[];
+  readonly data: Uint8Array;
+  readonly blockNumber: number;
+  readonly blockHash: Uint8Array;
+  readonly transactionHash: Uint8Array;
+  readonly transactionIndex: number;
+  /** Index within the block. */
+  readonly logIndex: number;
+}
+
+/** A transaction receipt. */
+export interface EthReceipt {
+  readonly transactionHash: Uint8Array;
+  readonly transactionIndex: number;
+  readonly blockHash: Uint8Array;
+  readonly blockNumber: number;
+  readonly from: Uint8Array;
+  readonly to: Uint8Array | null;
+  readonly cumulativeGasUsed: bigint;
+  readonly gasUsed: bigint;
+  readonly effectiveGasPrice: bigint;
+  readonly contractAddress: Uint8Array | null;
+  readonly logs: readonly EthLog[];
+  readonly logsBloom: Uint8Array;
+  /** 1 success, 0 failure. */
+  readonly status: 0 | 1;
+  readonly type: number;
+}
+
+/**
+ * A log filter over a resolved block range. `topics[i]` null matches anything at position i;
+ * a list matches any of its entries.
+ */
+export interface LogQuery {
+  readonly fromBlock: number;
+  readonly toBlock: number;
+  readonly addresses: readonly Uint8Array[];
+  readonly topics: readonly (readonly Uint8Array[] | null)[];
+}
+
+/** Per-account overrides of `eth_call` / `eth_estimateGas` (geth's state override set). */
+export interface AccountOverride {
+  readonly balance?: bigint;
+  readonly nonce?: bigint;
+  readonly code?: Uint8Array;
+  /** Replaces the whole storage. */
+  readonly state?: ReadonlyMap<string, Uint8Array>;
+  /** Patches individual slots; keys are 0x-hex 32-byte slots. */
+  readonly stateDiff?: ReadonlyMap<string, Uint8Array>;
+}
+
+/** Overrides keyed by lower-case 0x address. */
+export type StateOverrides = ReadonlyMap<string, AccountOverride>;
+
+/** A message call as `eth_call` receives it; absent fields take the executor's defaults. */
+export interface CallRequest {
+  readonly from?: Uint8Array;
+  readonly to?: Uint8Array;
+  readonly gas?: bigint;
+  readonly gasPrice?: bigint;
+  readonly maxFeePerGas?: bigint;
+  readonly maxPriorityFeePerGas?: bigint;
+  readonly value?: bigint;
+  readonly input?: Uint8Array;
+  readonly nonce?: bigint;
+  readonly accessList?: readonly AccessListEntry[];
+}
+
+/** The outcome of a simulated call. */
+export type CallOutcome =
+  | { readonly status: 'success'; readonly returnData: Uint8Array; readonly gasUsed: bigint }
+  | { readonly status: 'reverted'; readonly returnData: Uint8Array; readonly gasUsed: bigint }
+  /** A failure before or outside the EVM's revert path (out of gas, insufficient funds, …), in geth's words. */
+  | { readonly status: 'failed'; readonly message: string };
+
+/** The outcome of a gas estimation: the gas on success, else why the call cannot succeed. */
+export type EstimateOutcome =
+  | { readonly status: 'success'; readonly gas: bigint }
+  | { readonly status: 'reverted'; readonly returnData: Uint8Array }
+  | { readonly status: 'failed'; readonly message: string };
+
+/** Fee data of one block, for eth_feeHistory. */
+export interface BlockFeeData {
+  readonly baseFeePerGas: bigint;
+  /** Base fee of the block after this one. */
+  readonly nextBaseFeePerGas: bigint;
+  readonly gasUsed: bigint;
+  readonly gasLimit: bigint;
+  /** Per transaction: gas used and the priority fee per gas it effectively paid. */
+  readonly transactions: readonly { readonly gasUsed: bigint; readonly priorityFeePerGas: bigint }[];
+}
+
+/** eth_syncing's progress object, or false when in sync. */
+export type SyncStatus = false | { readonly startingBlock: number; readonly currentBlock: number; readonly highestBlock: number };
+
+/** A committed block as pushed to subscribers. */
+export interface NewBlockEvent {
+  readonly header: EthBlockHeader;
+  /** Every log of the block, in order. */
+  readonly logs: readonly EthLog[];
+}
+
+/** Stops a subscription to the backend. */
+export type Unsubscribe = () => void;
+
+/** Everything the eth_/net_/web3_ methods read from or hand to the node. */
+export interface EthBackend {
+  /** The EVM chain id (EIP-155). */
+  chainId(): bigint;
+  /** The heights block tags resolve to. */
+  heights(): ChainHeights;
+  /** A block by height, or null when the store does not have it. */
+  blockByNumber(height: number): MaybePromise<EthBlock | null>;
+  /** A block by hash, or null when unknown. */
+  blockByHash(hash: Uint8Array): MaybePromise<EthBlock | null>;
+  /** A transaction by hash: mined (with position) or pending; null when unknown. */
+  transactionByHash(hash: Uint8Array): MaybePromise<LocatedTransaction | null>;
+  /** The receipt of a mined transaction, or null. */
+  receiptByHash(hash: Uint8Array): MaybePromise<EthReceipt | null>;
+  /** Logs matching `query`, in chain order. The range is already validated and capped. */
+  getLogs(query: LogQuery): MaybePromise<readonly EthLog[]>;
+  /** Balance in wei at a height (state retained, height ≤ latest). */
+  getBalance(address: Uint8Array, height: number): MaybePromise<bigint>;
+  /** Account nonce at a height. */
+  getNonce(address: Uint8Array, height: number): MaybePromise<bigint>;
+  /** Next nonce counting the sender's pending mempool transactions. */
+  getPendingNonce(address: Uint8Array): MaybePromise<bigint>;
+  /** Contract code at a height (empty when none). */
+  getCode(address: Uint8Array, height: number): MaybePromise<Uint8Array>;
+  /** A 32-byte storage word at a height (zeros when unset). */
+  getStorageAt(address: Uint8Array, slot: Uint8Array, height: number): MaybePromise<Uint8Array>;
+  /** Simulates a call on the state at `height`. */
+  call(request: CallRequest, height: number, overrides: StateOverrides | undefined): MaybePromise<CallOutcome>;
+  /** Estimates the gas `request` needs on the state at `height`. */
+  estimateGas(request: CallRequest, height: number, overrides: StateOverrides | undefined): MaybePromise<EstimateOutcome>;
+  /**
+   * Hands a signed transaction (RLP / typed envelope) to the mempool; resolves to its hash or
+   * throws TransactionRejectedError with geth's wording (nonce too low, already known, …).
+   */
+  sendRawTransaction(raw: Uint8Array): MaybePromise<Uint8Array>;
+  /** Suggested legacy gas price (base fee + tip). */
+  gasPrice(): MaybePromise<bigint>;
+  /** Suggested priority fee. */
+  maxPriorityFeePerGas(): MaybePromise<bigint>;
+  /** Fee data of a block, or null when not available. */
+  feeData(height: number): MaybePromise<BlockFeeData | null>;
+  /** Whether the node is catching up. */
+  syncing(): MaybePromise<SyncStatus>;
+  /** Calls `listener` after each committed block, until the returned function is called. */
+  onNewBlock(listener: (event: NewBlockEvent) => void): Unsubscribe;
+}

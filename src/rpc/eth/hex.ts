@@ -1,0 +1,28 @@
+/** Hex encodings of the Ethereum JSON-RPC wire format: minimal quantities and 0x byte strings. */
+
+/** A quantity as geth writes it: minimal hex, `0x0` for zero. */
+export function quantity(value: bigint | number): string {
+  return `0x${value.toString(16)}`;
+}
+
+/** Bytes as 0x-prefixed lower-case hex (`0x` when empty). */
+export function bytesHex(bytes: Uint8Array): string {
+  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`;
+}
+
+/** A quantity as a fixed-width 0x hex of `bytes` bytes (block nonce, signature words). */
+export function fixedHex(value: bigint, bytes: number): string {
+  return `0x${value.toString(16).padStart(bytes * 2, '0')}`;
+}
+
+/** Decodes 0x hex (even length, already validated) into bytes. */
+export function hexToBytes(hex: string): Uint8Array {
+  return new Uint8Array(Buffer.from(hex.slice(2), 'hex'));
+}
+
+const HEX_DIGITS = /^[0-9a-fA-F]*$/;
+
+/** True when `text` holds only hex digits. */
+export function isHexDigits(text: string): boolean {
+  return HEX_DIGITS.test(text);
+}
