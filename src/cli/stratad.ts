@@ -3,9 +3,11 @@
  * `stratad`: the Strata node binary.
  */
 import { Builtins, Cli } from 'clipanion';
+import { InitCommand } from './commands/init.js';
 import { VERSION } from './version.js';
 
 const cli = new Cli({ binaryLabel: 'Strata node', binaryName: 'stratad', binaryVersion: VERSION });
 cli.register(Builtins.HelpCommand);
 cli.register(Builtins.VersionCommand);
+cli.register(InitCommand);
 await cli.runExit(process.argv.slice(2));

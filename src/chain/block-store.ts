@@ -1,0 +1,422 @@
+/**
+ * BlockStore: blocks, the tx index, receipts, logs and commit signatures in one plain KV
+ * store (`data/blockstore`). A block and everything derived from it is saved in one synced,
+ * atomic write, so a crash never leaves a block without its receipts or index entries.
+ *
+ * Layout (heights are 8-byte big-endian so keys sort by height):
+ *   0x00 'l'          → latest height         0x00 'e'        → earliest height
+ *   0x01 height       → block RLP             0x02 blockHash  → height
+ *   0x03 txHash       → height ‖ index (u32)  0x04 txHash     → receipt RLP
+ *   0x05 height       → the block's logs RLP  0x06 height     → the block's logs bloom
+ *   0x07 height       → commit RLP
+ * Logs and blooms are written only for blocks that have logs, so a log query walks the
+ * bloom keys of the range (skipping log-free blocks entirely) and decodes only the blocks
+ * whose bloom may match.
+ */
+import { decode as rlpDecode, encode as rlpEncode } from '@ethereumjs/rlp';
+import { join } from 'node:path';
+import {
+  BlockFormatError,
+  blockHash,
+  bloomMayMatchFilter,
+  decodeBlock,
+  encodeBlock,
+  logsBloom,
+  txHash,
+  txRoot,
+  type Block,
+  type Log,
+  type StoredBlock,
+} from './block.js';
+import { readUint64Be, uint64Be } from './hash.js';
+import { PlainKv, type PlainKvOp, type PlainKvOptions } from './plain-kv.js';
+
+/** Outcome of one transaction, as the executor reports it. */
+export interface Receipt {
+  /** 1 = success, 0 = reverted or failed. */
+  status: 0 | 1;
+  /** EIP-2718 type (0 legacy, 1 access list, 2 dynamic fee, …). */
+  txType: number;
+  from: Uint8Array;
+  /** Recipient; null for a contract creation. */
+  to: Uint8Array | null;
+  /** Created contract; null unless this was a successful creation. */
+  contractAddress: Uint8Array | null;
+  gasUsed: bigint;
+  cumulativeGasUsed: bigint;
+  effectiveGasPrice: bigint;
+  logs: Log[];
+}
+
+/** A log with its position in the chain, as eth_getLogs and receipts return it. */
+export interface IndexedLog extends Log {
+  blockHeight: number;
+  blockHash: Buffer;
+  txHash: Buffer;
+  txIndex: number;
+  /** Index of the log within its block. */
+  logIndex: number;
+}
+
+/** A stored receipt with its position in the chain. */
+export interface StoredReceipt extends Omit<Receipt, 'logs'> {
+  txHash: Buffer;
+  blockHeight: number;
+  blockHash: Buffer;
+  txIndex: number;
+  logs: IndexedLog[];
+  /** The bloom of this receipt's logs. */
+  logsBloom: Buffer;
+}
+
+/** Where a transaction sits in the chain. */
+export interface TxLocation {
+  height: number;
+  index: number;
+  rawTx: Uint8Array;
+}
+
+/** One validator's signature of a block, as /commit reports it. */
+export interface CommitSignature {
+  /** 20-byte validator address. */
+  validatorAddress: Uint8Array;
+  timestampMs: number;
+  /** 64-byte ed25519 signature of the block hash. */
+  signature: Uint8Array;
+}
+
+/** The signatures that committed a block. */
+export interface Commit {
+  height: number;
+  blockHash: Buffer;
+  signatures: CommitSignature[];
+}
+
+/** An eth_getLogs filter over a height range (inclusive). */
+export interface LogFilter {
+  fromBlock: number;
+  toBlock: number;
+  /** Any of these addresses; empty = any. */
+  addresses?: readonly Uint8Array[];
+  /** Per position, any of the topics; null or empty = any. */
+  topics?: ReadonlyArray<readonly Uint8Array[] | null>;
+}
+
+/** A block was refused or the store's data is inconsistent; the message says why. */
+export class BlockStoreError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BlockStoreError';
+  }
+}
+
+const META_LATEST = Buffer.from([0x00, 0x6c]);
+const META_EARLIEST = Buffer.from([0x00, 0x65]);
+const P_BLOCK = 0x01;
+const P_HASH = 0x02;
+const P_TX = 0x03;
+const P_RECEIPT = 0x04;
+const P_LOGS = 0x05;
+const P_BLOOM = 0x06;
+const P_COMMIT = 0x07;
+const BLOOM_SCAN_BATCH = 1024;
+
+function key(prefix: number, suffix: Uint8Array): Buffer {
+  return Buffer.concat([Buffer.from([prefix]), suffix]);
+}
+
+function heightKey(prefix: number, height: number): Buffer {
+  return key(prefix, uint64Be(height));
+}
+
+function intBytes(value: bigint | number): Uint8Array {
+  const v = BigInt(value);
+  if (v === 0n) return new Uint8Array(0);
+  const hex = v.toString(16);
+  return Buffer.from(hex.length % 2 ? `0${hex}` : hex, 'hex');
+}
+
+function bytesInt(bytes: unknown): bigint {
+  if (!(bytes instanceof Uint8Array)) throw new BlockStoreError('stored record holds a list where an integer belongs');
+  return bytes.length === 0 ? 0n : BigInt(`0x${Buffer.from(bytes).toString('hex')}`);
+}
+
+function bytesOf(value: unknown): Uint8Array {
+  if (!(value instanceof Uint8Array)) throw new BlockStoreError('stored record holds a list where bytes belong');
+  return value;
+}
+
+function listOf(value: unknown): unknown[] {
+  if (!Array.isArray(value)) throw new BlockStoreError('stored record holds bytes where a list belongs');
+  return value;
+}
+
+function encodeReceipt(receipt: Receipt): Uint8Array {
+  return rlpEncode([
+    intBytes(receipt.status),
+    intBytes(receipt.txType),
+    receipt.from,
+    receipt.to ?? new Uint8Array(0),
+    receipt.contractAddress ?? new Uint8Array(0),
+    intBytes(receipt.gasUsed),
+    intBytes(receipt.cumulativeGasUsed),
+    intBytes(receipt.effectiveGasPrice),
+  ]);
+}
+
+function decodeReceipt(encoded: Uint8Array): Omit<Receipt, 'logs'> {
+  const f = listOf(rlpDecode(encoded));
+  if (f.length !== 8) throw new BlockStoreError(`stored receipt has ${f.length} fields, expected 8`);
+  const to = bytesOf(f[3]);
+  const created = bytesOf(f[4]);
+  return {
+    status: bytesInt(f[0]) === 1n ? 1 : 0,
+    txType: Number(bytesInt(f[1])),
+    from: bytesOf(f[2]),
+    to: to.length ? to : null,
+    contractAddress: created.length ? created : null,
+    gasUsed: bytesInt(f[5]),
+    cumulativeGasUsed: bytesInt(f[6]),
+    effectiveGasPrice: bytesInt(f[7]),
+  };
+}
+
+/** A block's logs as [txIndex, address, topics, data] tuples, in block order. */
+function encodeBlockLogs(receipts: readonly Receipt[]): Uint8Array {
+  const items: Array<[Uint8Array, Uint8Array, Uint8Array[], Uint8Array]> = [];
+  receipts.forEach((receipt, txIndex) => {
+    for (const log of receipt.logs) items.push([intBytes(txIndex), log.address, log.topics, log.data]);
+  });
+  return rlpEncode(items);
+}
+
+function decodeBlockLogs(encoded: Uint8Array): Array<Log & { txIndex: number }> {
+  return listOf(rlpDecode(encoded)).map((item) => {
+    const f = listOf(item);
+    return {
+      txIndex: Number(bytesInt(f[0])),
+      address: bytesOf(f[1]),
+      topics: listOf(f[2]).map(bytesOf),
+      data: bytesOf(f[3]),
+    };
+  });
+}
+
+function encodeCommit(signatures: readonly CommitSignature[]): Uint8Array {
+  return rlpEncode(signatures.map((s) => [s.validatorAddress, intBytes(s.timestampMs), s.signature]));
+}
+
+function decodeCommit(encoded: Uint8Array): CommitSignature[] {
+  return listOf(rlpDecode(encoded)).map((item) => {
+    const f = listOf(item);
+    return { validatorAddress: bytesOf(f[0]), timestampMs: Number(bytesInt(f[1])), signature: bytesOf(f[2]) };
+  });
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.compare(a, b) === 0;
+}
+
+function logMatches(log: Log, addresses: readonly Uint8Array[], topics: ReadonlyArray<readonly Uint8Array[] | null>): boolean {
+  if (addresses.length > 0 && !addresses.some((a) => sameBytes(a, log.address))) return false;
+  if (topics.length > log.topics.length) {
+    // A position past the log's topics matches only when the filter accepts anything there.
+    if (topics.slice(log.topics.length).some((t) => t && t.length > 0)) return false;
+  }
+  return topics.every((alternatives, i) => {
+    if (!alternatives || alternatives.length === 0) return true;
+    const topic = log.topics[i];
+    return topic !== undefined && alternatives.some((t) => sameBytes(t, topic));
+  });
+}
+
+/** The chain's block store. */
+export class BlockStore {
+  private latest: number | undefined;
+  private earliest: number | undefined;
+
+  private constructor(private readonly kv: PlainKv) {
+    const latest = kv.get(META_LATEST);
+    const earliest = kv.get(META_EARLIEST);
+    this.latest = latest ? readUint64Be(latest) : undefined;
+    this.earliest = earliest ? readUint64Be(earliest) : undefined;
+  }
+
+  /** Opens the block store in `<dataDir>/blockstore`. */
+  static async open(dataDir: string, options: PlainKvOptions = {}): Promise<BlockStore> {
+    return new BlockStore(await PlainKv.open(join(dataDir, 'blockstore'), options));
+  }
+
+  /** Height of the newest block, undefined when the store is empty. */
+  latestHeight(): number | undefined {
+    return this.latest;
+  }
+
+  /** Height of the oldest block kept, undefined when the store is empty. */
+  earliestHeight(): number | undefined {
+    return this.earliest;
+  }
+
+  /**
+   * Saves `block` with one receipt per tx (same order) and the signatures that committed it,
+   * in one synced write. The block must extend the latest one (height + 1, matching
+   * `lastBlockHash`) and its tx root must match its txs.
+   */
+  async saveBlock(block: Block, receipts: readonly Receipt[], commitSignatures: readonly CommitSignature[]): Promise<Buffer> {
+    const { header } = block;
+    if (receipts.length !== block.txs.length) {
+      throw new BlockStoreError(`block ${header.height} has ${block.txs.length} txs but ${receipts.length} receipts; pass one receipt per tx`);
+    }
+    if (!sameBytes(header.txRoot, txRoot(block.txs))) {
+      throw new BlockStoreError(`block ${header.height}'s tx root does not match its txs`);
+    }
+    if (this.latest !== undefined) {
+      if (header.height !== this.latest + 1) {
+        throw new BlockStoreError(`block ${header.height} does not follow the latest stored block ${this.latest}; save block ${this.latest + 1} next`);
+      }
+      const previous = this.blockByHeight(this.latest);
+      if (previous && !sameBytes(previous.hash, header.lastBlockHash)) {
+        throw new BlockStoreError(`block ${header.height}'s last block hash does not match stored block ${this.latest}`);
+      }
+    }
+    const hash = blockHash(header);
+    const height = uint64Be(header.height);
+    const ops: PlainKvOp[] = [
+      { key: key(P_BLOCK, height), value: encodeBlock(block) },
+      { key: key(P_HASH, hash), value: height },
+      { key: key(P_COMMIT, height), value: encodeCommit(commitSignatures) },
+      { key: META_LATEST, value: height },
+    ];
+    if (this.earliest === undefined) ops.push({ key: META_EARLIEST, value: height });
+    block.txs.forEach((raw, index) => {
+      const position = Buffer.alloc(12);
+      height.copy(position, 0);
+      position.writeUInt32BE(index, 8);
+      const hashOfTx = txHash(raw);
+      ops.push({ key: key(P_TX, hashOfTx), value: position });
+      ops.push({ key: key(P_RECEIPT, hashOfTx), value: encodeReceipt(receipts[index]!) });
+    });
+    const allLogs = receipts.flatMap((r) => r.logs);
+    if (allLogs.length > 0) {
+      ops.push({ key: key(P_LOGS, height), value: encodeBlockLogs(receipts) });
+      ops.push({ key: key(P_BLOOM, height), value: logsBloom(allLogs) });
+    }
+    await this.kv.write(ops, { sync: true });
+    this.latest = header.height;
+    this.earliest ??= header.height;
+    return hash;
+  }
+
+  /** The block at `height`, or undefined. */
+  blockByHeight(height: number): StoredBlock | undefined {
+    const encoded = this.kv.get(heightKey(P_BLOCK, height));
+    return encoded ? this.decode(encoded, height) : undefined;
+  }
+
+  /** The block with hash `hash`, or undefined. */
+  blockByHash(hash: Uint8Array): StoredBlock | undefined {
+    const height = this.kv.get(key(P_HASH, hash));
+    return height ? this.blockByHeight(readUint64Be(height)) : undefined;
+  }
+
+  /** Height of the block with hash `hash`, or undefined. */
+  heightOfHash(hash: Uint8Array): number | undefined {
+    const height = this.kv.get(key(P_HASH, hash));
+    return height ? readUint64Be(height) : undefined;
+  }
+
+  /** Where the tx with hash `hash` was included, with its raw bytes; undefined if unknown. */
+  txByHash(hash: Uint8Array): TxLocation | undefined {
+    const position = this.kv.get(key(P_TX, hash));
+    if (!position) return undefined;
+    const height = readUint64Be(position);
+    const index = position.readUInt32BE(8);
+    const rawTx = this.blockByHeight(height)?.txs[index];
+    if (!rawTx) throw new BlockStoreError(`tx index points at block ${height} position ${index}, which is missing; the block store is damaged`);
+    return { height, index, rawTx };
+  }
+
+  /** The receipt of the tx with hash `hash`, with its logs; undefined if unknown. */
+  receipt(hash: Uint8Array): StoredReceipt | undefined {
+    const [position, encoded] = this.kv.getMany([key(P_TX, hash), key(P_RECEIPT, hash)]);
+    if (!position || !encoded) return undefined;
+    const blockHeight = readUint64Be(position);
+    const txIndex = position.readUInt32BE(8);
+    const block = this.blockByHeight(blockHeight);
+    if (!block) throw new BlockStoreError(`receipt points at block ${blockHeight}, which is missing; the block store is damaged`);
+    const logs = this.blockLogs(block).filter((log) => log.txIndex === txIndex);
+    return {
+      ...decodeReceipt(encoded),
+      txHash: Buffer.from(hash),
+      blockHeight,
+      blockHash: block.hash,
+      txIndex,
+      logs,
+      logsBloom: logsBloom(logs),
+    };
+  }
+
+  /** Every log of the block at `height` (empty for an unknown height). */
+  logsOfBlock(height: number): IndexedLog[] {
+    const block = this.blockByHeight(height);
+    return block ? this.blockLogs(block) : [];
+  }
+
+  /** Logs in [fromBlock, toBlock] matching the filter, in chain order. */
+  logs(filter: LogFilter): IndexedLog[] {
+    const addresses = filter.addresses ?? [];
+    const topics = filter.topics ?? [];
+    if (filter.toBlock < filter.fromBlock) return [];
+    const out: IndexedLog[] = [];
+    const end = heightKey(P_BLOOM, filter.toBlock + 1);
+    let start = heightKey(P_BLOOM, filter.fromBlock);
+    for (;;) {
+      const blooms = this.kv.range({ start, end, limit: BLOOM_SCAN_BATCH });
+      for (const { key: bloomKey, value: bloom } of blooms) {
+        if (!bloomMayMatchFilter(bloom, addresses, topics)) continue;
+        for (const log of this.logsOfBlock(readUint64Be(bloomKey, 1))) {
+          if (logMatches(log, addresses, topics)) out.push(log);
+        }
+      }
+      if (blooms.length < BLOOM_SCAN_BATCH) return out;
+      start = heightKey(P_BLOOM, readUint64Be(blooms[blooms.length - 1]!.key, 1) + 1);
+    }
+  }
+
+  /** The signatures that committed the block at `height`, or undefined. */
+  commit(height: number): Commit | undefined {
+    const [encoded, block] = this.kv.getMany([heightKey(P_COMMIT, height), heightKey(P_BLOCK, height)]);
+    if (!encoded || !block) return undefined;
+    return { height, blockHash: this.decode(block, height).hash, signatures: decodeCommit(encoded) };
+  }
+
+  /** Closes the underlying store. */
+  async close(): Promise<void> {
+    await this.kv.close();
+  }
+
+  private decode(encoded: Uint8Array, height: number): StoredBlock {
+    try {
+      return decodeBlock(encoded);
+    } catch (error) {
+      const reason = error instanceof BlockFormatError ? error.message : String(error);
+      throw new BlockStoreError(`stored block ${height} cannot be decoded (${reason}); the block store is damaged`);
+    }
+  }
+
+  private blockLogs(block: StoredBlock): IndexedLog[] {
+    const encoded = this.kv.get(heightKey(P_LOGS, block.header.height));
+    if (!encoded) return [];
+    const hashes = new Map<number, Buffer>();
+    return decodeBlockLogs(encoded).map((log, logIndex) => {
+      let hashOfTx = hashes.get(log.txIndex);
+      if (!hashOfTx) {
+        const raw = block.txs[log.txIndex];
+        if (!raw) throw new BlockStoreError(`block ${block.header.height} has a log of tx ${log.txIndex}, which it does not hold`);
+        hashOfTx = txHash(raw);
+        hashes.set(log.txIndex, hashOfTx);
+      }
+      return { ...log, blockHeight: block.header.height, blockHash: block.hash, txHash: hashOfTx, txIndex: log.txIndex, logIndex };
+    });
+  }
+}

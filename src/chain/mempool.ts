@@ -1,0 +1,299 @@
+/**
+ * Mempool: pending transactions, queued per sender in nonce order. A sender's txs from its
+ * account nonce upward without a gap are executable; the rest wait as future txs until the
+ * gap is filled. The app supplies the admission check (signature, nonce, balance) and the
+ * committed account nonce, so this module stays free of execution concerns.
+ */
+import { toHex } from './hash.js';
+import { txHash } from './block.js';
+
+/** What the app's admission check learned about a tx. */
+export interface CheckedTx {
+  /** Sender address, lower-case 0x hex. */
+  sender: string;
+  nonce: bigint;
+  gasLimit: bigint;
+  /** Ordering price: the tip the producer earns per gas (higher is reaped first). */
+  fee: bigint;
+}
+
+/** The app's verdict on a raw tx: accepted with its facts, or rejected with a reason. */
+export type CheckResult = { ok: true; tx: CheckedTx } | { ok: false; reason: string };
+
+/** A transaction held by the mempool. */
+export interface MempoolTx extends CheckedTx {
+  hash: Buffer;
+  raw: Uint8Array;
+  /** Time it entered, ms since the epoch. */
+  addedAtMs: number;
+  /** Latest committed height when it entered. */
+  addedAtHeight: number;
+}
+
+/** Settings (config.toml `[mempool]`). */
+export interface MempoolOptions {
+  /** Most txs held. */
+  size: number;
+  /** Evict txs older than this many ms; 0 = never. */
+  ttlDurationMs: number;
+  /** Evict txs that entered more than this many blocks ago; 0 = never. */
+  ttlNumBlocks: number;
+  /** Remember hashes of rejected txs and refuse them again without re-checking. */
+  keepInvalidTxsInCache: boolean;
+  /** Largest raw tx accepted, in bytes; 0 = no limit. */
+  maxTxBytes?: number;
+  /** Most rejected hashes remembered (default 10,000). */
+  invalidCacheSize?: number;
+  /** Admission check of a raw tx. */
+  check: (raw: Uint8Array) => CheckResult | Promise<CheckResult>;
+  /** The sender's committed account nonce. */
+  accountNonce: (sender: string) => bigint;
+  /** Clock, ms since the epoch (tests pass their own). */
+  now?: () => number;
+  /** Latest committed height at start. */
+  height?: number;
+}
+
+/** Base class of mempool refusals; `message` is what eth_sendRawTransaction returns. */
+export class MempoolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The pool holds `size` txs already. */
+export class MempoolFullError extends MempoolError {
+  constructor(readonly count: number) {
+    super(`mempool is full: ${count} txs; try again later`);
+  }
+}
+
+/** The same tx is already pending. */
+export class AlreadyKnownError extends MempoolError {
+  constructor() {
+    super('already known');
+  }
+}
+
+/** A tx with the same sender and nonce is pending with a fee at least as high. */
+export class ReplacementUnderpricedError extends MempoolError {
+  constructor() {
+    super('replacement transaction underpriced');
+  }
+}
+
+/** The app rejected the tx (now or earlier, when the invalid cache remembers it). */
+export class TxRejectedError extends MempoolError {}
+
+/** The raw tx exceeds `maxTxBytes`. */
+export class TxTooLargeError extends MempoolError {
+  constructor(size: number, max: number) {
+    super(`tx too large: ${size} bytes, the limit is ${max}`);
+  }
+}
+
+/** Counts of the pool's txs. */
+export interface MempoolStats {
+  total: number;
+  executable: number;
+  future: number;
+}
+
+/** The pending txs of one sender, by nonce. */
+class SenderQueue {
+  readonly byNonce = new Map<bigint, MempoolTx>();
+  constructor(public accountNonce: bigint) {}
+
+  /** Executable txs: nonces accountNonce, accountNonce + 1, … without a gap. */
+  executable(): MempoolTx[] {
+    const out: MempoolTx[] = [];
+    for (let n = this.accountNonce; ; n++) {
+      const tx = this.byNonce.get(n);
+      if (!tx) return out;
+      out.push(tx);
+    }
+  }
+}
+
+/** The pool. */
+export class Mempool {
+  private readonly byHash = new Map<string, MempoolTx>();
+  private readonly senders = new Map<string, SenderQueue>();
+  private readonly invalid = new Map<string, string>();
+  private readonly now: () => number;
+  private height: number;
+
+  constructor(private readonly options: MempoolOptions) {
+    if (!Number.isSafeInteger(options.size) || options.size < 1) throw new RangeError('mempool size must be a positive integer');
+    this.now = options.now ?? Date.now;
+    this.height = options.height ?? 0;
+  }
+
+  /** Number of txs held. */
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  /**
+   * Admits a raw tx: refuses duplicates, remembered invalid txs, oversized txs and a full
+   * pool, runs the app's check, and replaces a same-nonce tx only for a higher fee.
+   */
+  async add(raw: Uint8Array): Promise<MempoolTx> {
+    const hash = txHash(raw);
+    const key = toHex(hash);
+    if (this.byHash.has(key)) throw new AlreadyKnownError();
+    const remembered = this.invalid.get(key);
+    if (remembered !== undefined) throw new TxRejectedError(remembered);
+    const maxBytes = this.options.maxTxBytes ?? 0;
+    if (maxBytes > 0 && raw.length > maxBytes) throw new TxTooLargeError(raw.length, maxBytes);
+    const result = await this.options.check(raw);
+    if (!result.ok) {
+      this.rememberInvalid(key, result.reason);
+      throw new TxRejectedError(result.reason);
+    }
+    // The check may have awaited: the same tx can have arrived meanwhile.
+    if (this.byHash.has(key)) throw new AlreadyKnownError();
+    const checked = result.tx;
+    const sender = checked.sender.toLowerCase();
+    let queue = this.senders.get(sender);
+    const accountNonce = this.options.accountNonce(sender);
+    if (checked.nonce < accountNonce) {
+      throw new TxRejectedError(`nonce too low: next nonce ${accountNonce}, tx nonce ${checked.nonce}`);
+    }
+    const replaced = queue?.byNonce.get(checked.nonce);
+    if (replaced && checked.fee <= replaced.fee) throw new ReplacementUnderpricedError();
+    if (!replaced && this.byHash.size >= this.options.size) throw new MempoolFullError(this.byHash.size);
+    if (!queue) {
+      queue = new SenderQueue(accountNonce);
+      this.senders.set(sender, queue);
+    }
+    queue.accountNonce = accountNonce;
+    const tx: MempoolTx = { ...checked, sender, hash, raw, addedAtMs: this.now(), addedAtHeight: this.height };
+    if (replaced) this.byHash.delete(toHex(replaced.hash));
+    queue.byNonce.set(tx.nonce, tx);
+    this.byHash.set(key, tx);
+    return tx;
+  }
+
+  /** True when the tx with this hash is pending. */
+  has(hash: Uint8Array): boolean {
+    return this.byHash.has(toHex(hash));
+  }
+
+  /** The pending tx with this hash, or undefined. */
+  get(hash: Uint8Array): MempoolTx | undefined {
+    return this.byHash.get(toHex(hash));
+  }
+
+  /** The nonce after the sender's last executable pending tx (eth_getTransactionCount "pending"). */
+  pendingNonce(sender: string): bigint {
+    const address = sender.toLowerCase();
+    const queue = this.senders.get(address);
+    if (!queue) return this.options.accountNonce(address);
+    return queue.accountNonce + BigInt(queue.executable().length);
+  }
+
+  /** Counts of executable and future txs. */
+  stats(): MempoolStats {
+    let executable = 0;
+    for (const queue of this.senders.values()) executable += queue.executable().length;
+    return { total: this.byHash.size, executable, future: this.byHash.size - executable };
+  }
+
+  /**
+   * Executable txs for the next block, at most `maxTxs` and `maxGas` total gas limit:
+   * each sender's txs in nonce order, senders interleaved by fee (highest first).
+   */
+  reap(maxGas: bigint, maxTxs: number): MempoolTx[] {
+    this.evictExpired();
+    const heads: MempoolTx[][] = [];
+    for (const queue of this.senders.values()) {
+      const ready = queue.executable();
+      if (ready.length > 0) heads.push(ready);
+    }
+    const out: MempoolTx[] = [];
+    let gas = 0n;
+    while (out.length < maxTxs && heads.length > 0) {
+      let best = 0;
+      for (let i = 1; i < heads.length; i++) {
+        if (heads[i]![0]!.fee > heads[best]![0]!.fee) best = i;
+      }
+      const queue = heads[best]!;
+      const tx = queue[0]!;
+      if (gas + tx.gasLimit > maxGas) {
+        // This sender's later txs cannot run without this one; other senders may still fit.
+        heads.splice(best, 1);
+        continue;
+      }
+      gas += tx.gasLimit;
+      out.push(tx);
+      queue.shift();
+      if (queue.length === 0) heads.splice(best, 1);
+    }
+    return out;
+  }
+
+  /**
+   * After block `height` committed: drops the included txs, refreshes every sender's
+   * account nonce (dropping txs it made stale) and evicts txs past their TTL.
+   */
+  update(height: number, committedTxs: readonly Uint8Array[]): void {
+    this.height = height;
+    for (const raw of committedTxs) this.remove(toHex(txHash(raw)));
+    for (const [sender, queue] of this.senders) {
+      queue.accountNonce = this.options.accountNonce(sender);
+      for (const [nonce, tx] of queue.byNonce) {
+        if (nonce < queue.accountNonce) this.remove(toHex(tx.hash));
+      }
+    }
+    this.evictExpired();
+  }
+
+  /** Removes txs older than `ttl-duration` or `ttl-num-blocks`; returns how many. */
+  evictExpired(): number {
+    const { ttlDurationMs, ttlNumBlocks } = this.options;
+    if (ttlDurationMs <= 0 && ttlNumBlocks <= 0) return 0;
+    const now = this.now();
+    let evicted = 0;
+    for (const [key, tx] of this.byHash) {
+      const tooOld = ttlDurationMs > 0 && now - tx.addedAtMs > ttlDurationMs;
+      const tooManyBlocks = ttlNumBlocks > 0 && this.height - tx.addedAtHeight > ttlNumBlocks;
+      if (tooOld || tooManyBlocks) {
+        this.remove(key);
+        evicted++;
+      }
+    }
+    return evicted;
+  }
+
+  /** Every pending tx, by sender then nonce. */
+  txs(): MempoolTx[] {
+    const out: MempoolTx[] = [];
+    for (const queue of this.senders.values()) {
+      out.push(...[...queue.byNonce.values()].sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0)));
+    }
+    return out;
+  }
+
+  private remove(key: string): void {
+    const tx = this.byHash.get(key);
+    if (!tx) return;
+    this.byHash.delete(key);
+    const queue = this.senders.get(tx.sender);
+    if (!queue) return;
+    queue.byNonce.delete(tx.nonce);
+    if (queue.byNonce.size === 0) this.senders.delete(tx.sender);
+  }
+
+  private rememberInvalid(key: string, reason: string): void {
+    if (!this.options.keepInvalidTxsInCache) return;
+    const limit = this.options.invalidCacheSize ?? 10_000;
+    if (this.invalid.size >= limit) {
+      // Maps iterate in insertion order: drop the oldest remembered hash.
+      const oldest = this.invalid.keys().next().value;
+      if (oldest !== undefined) this.invalid.delete(oldest);
+    }
+    this.invalid.set(key, reason);
+  }
+}

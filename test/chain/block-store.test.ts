@@ -1,0 +1,163 @@
+/** The block store: atomic saves, lookups, receipts, log filtering, commits and reopening. */
+import t from 'tap';
+import { rmSync } from 'node:fs';
+import { blockHash, txHash } from '../../src/chain/block.js';
+import { BlockStore, BlockStoreError, type Receipt } from '../../src/chain/block-store.js';
+import { PlainKv } from '../../src/chain/plain-kv.js';
+import { join } from 'node:path';
+import { PROPOSER, address, fakeTx, receipt, signedBlock, topic } from './fixtures.js';
+
+const ZERO = Buffer.alloc(32);
+
+/** Saves `count` blocks; block h has h % 3 txs; tx i of block h logs from address(h % 4). */
+async function fillChain(store: BlockStore, count: number): Promise<Buffer[]> {
+  const hashes: Buffer[] = [];
+  let last: Buffer = ZERO;
+  for (let h = 1; h <= count; h++) {
+    const txs = Array.from({ length: h % 3 }, fakeTx);
+    const receipts: Receipt[] = txs.map((_, i) =>
+      receipt(h % 5 === 0 ? [] : [{ address: address(h % 4), topics: [topic(100 + i), topic(h)], data: Buffer.from([h, i]) }]),
+    );
+    const block = signedBlock(h, last, txs);
+    last = await store.saveBlock(block, receipts, [{ validatorAddress: PROPOSER, timestampMs: block.header.timeMs, signature: block.signature }]);
+    hashes.push(last);
+  }
+  return hashes;
+}
+
+t.test('saves and looks up blocks by height and hash', async (t) => {
+  const store = await BlockStore.open(t.testdir());
+  t.equal(store.latestHeight(), undefined);
+  const hashes = await fillChain(store, 6);
+  t.equal(store.latestHeight(), 6);
+  t.equal(store.earliestHeight(), 1);
+  const b4 = store.blockByHeight(4)!;
+  t.same(b4.hash, hashes[3]);
+  t.same(b4.hash, blockHash(b4.header));
+  t.equal(store.blockByHash(hashes[3]!)!.header.height, 4);
+  t.equal(store.heightOfHash(hashes[1]!), 2);
+  t.equal(store.blockByHeight(7), undefined);
+  t.equal(store.blockByHash(Buffer.alloc(32, 1)), undefined);
+  await store.close();
+});
+
+t.test('indexes txs and receipts with their logs', async (t) => {
+  const store = await BlockStore.open(t.testdir());
+  await fillChain(store, 4);
+  const block = store.blockByHeight(2)!;
+  const hash = txHash(block.txs[1]!);
+  const location = store.txByHash(hash)!;
+  t.equal(location.height, 2);
+  t.equal(location.index, 1);
+  t.same(Buffer.from(location.rawTx), Buffer.from(block.txs[1]!));
+  const r = store.receipt(hash)!;
+  t.equal(r.status, 1);
+  t.equal(r.gasUsed, 21000n);
+  t.equal(r.blockHeight, 2);
+  t.equal(r.txIndex, 1);
+  t.same(r.blockHash, block.hash);
+  t.equal(r.logs.length, 1);
+  t.same(r.logs[0]!.topics[0], topic(101));
+  t.equal(r.logs[0]!.logIndex, 1, 'log index counts from the start of the block');
+  t.equal(store.txByHash(Buffer.alloc(32, 5)), undefined);
+  t.equal(store.receipt(Buffer.alloc(32, 5)), undefined);
+  await store.close();
+});
+
+t.test('filters logs by range, address and topics', async (t) => {
+  const store = await BlockStore.open(t.testdir());
+  await fillChain(store, 30);
+  const all = store.logs({ fromBlock: 1, toBlock: 30 });
+  // Blocks with txs: h % 3 != 0; minus h % 5 == 0 (no logs). Count logs the same way.
+  let expected = 0;
+  for (let h = 1; h <= 30; h++) if (h % 5 !== 0) expected += h % 3;
+  t.equal(all.length, expected);
+  t.ok(all.every((log, i) => i === 0 || log.blockHeight >= all[i - 1]!.blockHeight), 'chain order');
+
+  const byAddress = store.logs({ fromBlock: 1, toBlock: 30, addresses: [address(1)] });
+  t.ok(byAddress.length > 0);
+  t.ok(byAddress.every((l) => l.blockHeight % 4 === 1));
+  t.equal(byAddress.length, all.filter((l) => l.blockHeight % 4 === 1).length);
+
+  const byTopic = store.logs({ fromBlock: 1, toBlock: 30, topics: [[topic(101)], [topic(7), topic(8)]] });
+  t.same(byTopic.map((l) => l.blockHeight), [8], 'block 7 has one tx (index 0); block 8 has two');
+
+  const wildcard = store.logs({ fromBlock: 10, toBlock: 12, topics: [null, [topic(11)]] });
+  t.same(wildcard.map((l) => l.blockHeight), [11, 11]);
+
+  t.same(store.logs({ fromBlock: 5, toBlock: 5 }), [], 'block 5 has no logs');
+  t.same(store.logs({ fromBlock: 9, toBlock: 2 }), []);
+  t.same(store.logs({ fromBlock: 1, toBlock: 30, topics: [null, null, [topic(1)]] }), [], 'position past the topics');
+  await store.close();
+});
+
+t.test('log scan crosses bloom batch boundaries', async (t) => {
+  const store = await BlockStore.open(t.testdir());
+  let last: Buffer = ZERO;
+  for (let h = 1; h <= 1100; h++) {
+    const txs = [fakeTx()];
+    last = await store.saveBlock(signedBlock(h, last, txs), [receipt([{ address: address(h === 1050 ? 9 : 1), topics: [], data: Buffer.alloc(0) }])], []);
+  }
+  t.equal(store.logs({ fromBlock: 1, toBlock: 1100 }).length, 1100);
+  t.same(store.logs({ fromBlock: 1, toBlock: 1100, addresses: [address(9)] }).map((l) => l.blockHeight), [1050]);
+  await store.close();
+});
+
+t.test('refuses blocks that do not extend the chain', async (t) => {
+  const store = await BlockStore.open(t.testdir());
+  const hashes = await fillChain(store, 2);
+  await t.rejects(store.saveBlock(signedBlock(4, hashes[1]!, []), [], []), { name: 'BlockStoreError', message: /save block 3 next/ });
+  await t.rejects(store.saveBlock(signedBlock(3, ZERO, []), [], []), /last block hash does not match/);
+  await t.rejects(store.saveBlock(signedBlock(3, hashes[1]!, [fakeTx()]), [], []), BlockStoreError);
+  const bad = signedBlock(3, hashes[1]!, [fakeTx()]);
+  await t.rejects(store.saveBlock({ ...bad, txs: [fakeTx()] }, [receipt()], []), /tx root does not match/);
+  t.equal(store.latestHeight(), 2, 'nothing was saved');
+  await store.close();
+});
+
+t.test('a failed save leaves no trace of the block', async (t) => {
+  const dir = t.testdir();
+  const store = await BlockStore.open(dir);
+  const hashes = await fillChain(store, 1);
+  // Close the underlying store under the block store so the write itself fails.
+  await store.close();
+  const txs = [fakeTx()];
+  await t.rejects(store.saveBlock(signedBlock(2, hashes[0]!, txs), [receipt()], []));
+  const reopened = await BlockStore.open(dir);
+  t.equal(reopened.latestHeight(), 1);
+  t.equal(reopened.txByHash(txHash(txs[0]!)), undefined);
+  t.equal(reopened.receipt(txHash(txs[0]!)), undefined);
+  await reopened.close();
+  // A raw scan finds no key of block 2's tx (index, receipt) either.
+  const kv = await PlainKv.open(join(dir, 'blockstore'));
+  t.equal(kv.range().filter((e) => e.key.includes(txHash(txs[0]!))).length, 0);
+  await kv.close();
+});
+
+t.test('commit signatures are stored per height', async (t) => {
+  const store = await BlockStore.open(t.testdir());
+  const hashes = await fillChain(store, 3);
+  const commit = store.commit(2)!;
+  t.equal(commit.height, 2);
+  t.same(commit.blockHash, hashes[1]);
+  t.equal(commit.signatures.length, 1);
+  t.same(Buffer.from(commit.signatures[0]!.signature), Buffer.from(store.blockByHeight(2)!.signature));
+  t.same(Buffer.from(commit.signatures[0]!.validatorAddress), PROPOSER);
+  t.equal(store.commit(9), undefined);
+  await store.close();
+});
+
+t.test('everything survives a reopen and the chain continues', async (t) => {
+  const dir = t.testdir();
+  const store = await BlockStore.open(dir);
+  const hashes = await fillChain(store, 5);
+  await store.close();
+  const reopened = await BlockStore.open(dir);
+  t.equal(reopened.latestHeight(), 5);
+  t.equal(reopened.earliestHeight(), 1);
+  t.same(reopened.blockByHeight(5)!.hash, hashes[4]);
+  await reopened.saveBlock(signedBlock(6, hashes[4]!, []), [], []);
+  t.equal(reopened.latestHeight(), 6);
+  await reopened.close();
+  rmSync(dir, { recursive: true, force: true });
+});

@@ -1,0 +1,181 @@
+/**
+ * Mempool ordering, gaps, replacement, TTL expiry, the size limit and the invalid cache.
+ * Txs here are JSON descriptions; the admission check (the app's job) reads them back.
+ */
+import t from 'tap';
+import {
+  AlreadyKnownError,
+  Mempool,
+  MempoolFullError,
+  ReplacementUnderpricedError,
+  TxRejectedError,
+  TxTooLargeError,
+  type CheckResult,
+  type MempoolOptions,
+} from '../../src/chain/mempool.js';
+
+interface FakeTx {
+  sender: string;
+  nonce: number;
+  fee?: number;
+  gas?: number;
+  invalid?: string;
+}
+
+const tx = (fields: FakeTx): Buffer => Buffer.from(JSON.stringify(fields));
+
+/** A pool whose account nonces come from `nonces`, with a controllable clock. */
+function pool(overrides: Partial<MempoolOptions> = {}) {
+  const nonces = new Map<string, bigint>();
+  const clock = { now: 1_000_000 };
+  let checks = 0;
+  const check = (raw: Uint8Array): CheckResult => {
+    checks++;
+    const f = JSON.parse(Buffer.from(raw).toString()) as FakeTx;
+    if (f.invalid) return { ok: false, reason: f.invalid };
+    return { ok: true, tx: { sender: f.sender, nonce: BigInt(f.nonce), fee: BigInt(f.fee ?? 1), gasLimit: BigInt(f.gas ?? 21000) } };
+  };
+  const mempool = new Mempool({
+    size: 100,
+    ttlDurationMs: 0,
+    ttlNumBlocks: 0,
+    keepInvalidTxsInCache: false,
+    check,
+    accountNonce: (sender) => nonces.get(sender) ?? 0n,
+    now: () => clock.now,
+    ...overrides,
+  });
+  return { mempool, nonces, clock, checks: () => checks };
+}
+
+const order = (txs: { sender: string; nonce: bigint }[]): string[] => txs.map((x) => `${x.sender}:${x.nonce}`);
+
+t.test('reaps per sender in nonce order, senders by fee', async (t) => {
+  const { mempool } = pool();
+  await mempool.add(tx({ sender: '0xa', nonce: 1, fee: 50 }));
+  await mempool.add(tx({ sender: '0xa', nonce: 0, fee: 5 }));
+  await mempool.add(tx({ sender: '0xb', nonce: 0, fee: 10 }));
+  await mempool.add(tx({ sender: '0xb', nonce: 1, fee: 1 }));
+  // a:0 (fee 5) must precede a:1 (fee 50) despite the fee; b:0 (10) beats a:0 (5).
+  t.same(order(mempool.reap(10_000_000n, 10)), ['0xb:0', '0xa:0', '0xa:1', '0xb:1']);
+  t.same(order(mempool.reap(10_000_000n, 2)), ['0xb:0', '0xa:0']);
+});
+
+t.test('a nonce gap makes later txs future until it is filled', async (t) => {
+  const { mempool } = pool();
+  await mempool.add(tx({ sender: '0xa', nonce: 0 }));
+  await mempool.add(tx({ sender: '0xa', nonce: 2 }));
+  t.same(mempool.stats(), { total: 2, executable: 1, future: 1 });
+  t.same(order(mempool.reap(10_000_000n, 10)), ['0xa:0']);
+  t.equal(mempool.pendingNonce('0xA'), 1n);
+  await mempool.add(tx({ sender: '0xa', nonce: 1 }));
+  t.same(order(mempool.reap(10_000_000n, 10)), ['0xa:0', '0xa:1', '0xa:2']);
+  t.equal(mempool.pendingNonce('0xa'), 3n);
+});
+
+t.test('reap respects the gas limit and skips only the sender that does not fit', async (t) => {
+  const { mempool } = pool();
+  await mempool.add(tx({ sender: '0xa', nonce: 0, fee: 9, gas: 80_000 }));
+  await mempool.add(tx({ sender: '0xa', nonce: 1, fee: 9, gas: 21_000 }));
+  await mempool.add(tx({ sender: '0xb', nonce: 0, fee: 1, gas: 21_000 }));
+  t.same(order(mempool.reap(50_000n, 10)), ['0xb:0']);
+  t.same(order(mempool.reap(101_000n, 10)), ['0xa:0', '0xa:1']);
+});
+
+t.test('replacement needs a higher fee', async (t) => {
+  const { mempool } = pool();
+  const first = await mempool.add(tx({ sender: '0xa', nonce: 0, fee: 10 }));
+  await t.rejects(mempool.add(tx({ sender: '0xa', nonce: 0, fee: 10, gas: 30000 })), ReplacementUnderpricedError);
+  const second = await mempool.add(tx({ sender: '0xa', nonce: 0, fee: 11 }));
+  t.equal(mempool.size, 1);
+  t.notOk(mempool.has(first.hash));
+  t.ok(mempool.has(second.hash));
+  t.equal(mempool.reap(10_000_000n, 10)[0]!.fee, 11n);
+});
+
+t.test('duplicates are "already known"', async (t) => {
+  const { mempool } = pool();
+  await mempool.add(tx({ sender: '0xa', nonce: 0 }));
+  await t.rejects(mempool.add(tx({ sender: '0xa', nonce: 0 })), { constructor: AlreadyKnownError, message: 'already known' });
+});
+
+t.test('a full pool refuses new txs with a clear error but allows replacement', async (t) => {
+  const { mempool } = pool({ size: 2 });
+  await mempool.add(tx({ sender: '0xa', nonce: 0, fee: 1 }));
+  await mempool.add(tx({ sender: '0xb', nonce: 0, fee: 1 }));
+  const error = await mempool.add(tx({ sender: '0xc', nonce: 0 })).catch((e: unknown) => e);
+  t.type(error, MempoolFullError);
+  t.equal((error as Error).message, 'mempool is full: 2 txs; try again later');
+  await mempool.add(tx({ sender: '0xa', nonce: 0, fee: 2 }));
+  t.equal(mempool.size, 2);
+});
+
+t.test('update drops included txs and txs made stale by the new nonce', async (t) => {
+  const { mempool, nonces } = pool();
+  const a0 = tx({ sender: '0xa', nonce: 0 });
+  await mempool.add(a0);
+  await mempool.add(tx({ sender: '0xa', nonce: 1 }));
+  await mempool.add(tx({ sender: '0xa', nonce: 2 }));
+  await mempool.add(tx({ sender: '0xb', nonce: 0 }));
+  // Block 1 included a:0 and, from elsewhere, a:1 with a different body.
+  nonces.set('0xa', 2n);
+  mempool.update(1, [a0]);
+  t.same(order(mempool.txs()), ['0xa:2', '0xb:0']);
+  t.same(mempool.stats(), { total: 2, executable: 2, future: 0 });
+  await t.rejects(mempool.add(tx({ sender: '0xa', nonce: 1, fee: 99 })), { constructor: TxRejectedError, message: /nonce too low/ });
+});
+
+t.test('ttl-duration evicts txs older than the duration', async (t) => {
+  const { mempool, clock } = pool({ ttlDurationMs: 5_000 });
+  await mempool.add(tx({ sender: '0xa', nonce: 0 }));
+  clock.now += 3_000;
+  await mempool.add(tx({ sender: '0xb', nonce: 0 }));
+  clock.now += 2_500; // a is 5.5 s old, b 2.5 s
+  t.same(order(mempool.reap(10_000_000n, 10)), ['0xb:0']);
+  t.equal(mempool.size, 1);
+  clock.now += 3_000;
+  t.equal(mempool.evictExpired(), 1);
+  t.equal(mempool.size, 0);
+});
+
+t.test('ttl-num-blocks evicts txs that waited more than N blocks', async (t) => {
+  const { mempool } = pool({ ttlNumBlocks: 2, height: 10 });
+  await mempool.add(tx({ sender: '0xa', nonce: 0 }));
+  mempool.update(11, []);
+  await mempool.add(tx({ sender: '0xb', nonce: 0 }));
+  mempool.update(12, []);
+  t.equal(mempool.size, 2, 'two blocks later both remain');
+  mempool.update(13, []);
+  t.same(order(mempool.txs()), ['0xb:0']);
+  mempool.update(14, []);
+  t.equal(mempool.size, 0);
+});
+
+t.test('keep-invalid-txs-in-cache remembers rejections without re-checking', async (t) => {
+  const bad = tx({ sender: '0xa', nonce: 0, invalid: 'insufficient funds for gas * price + value' });
+  const cached = pool({ keepInvalidTxsInCache: true });
+  await t.rejects(cached.mempool.add(bad), { constructor: TxRejectedError, message: /insufficient funds/ });
+  await t.rejects(cached.mempool.add(bad), /insufficient funds/);
+  t.equal(cached.checks(), 1, 'the second refusal came from the cache');
+
+  const uncached = pool({ keepInvalidTxsInCache: false });
+  await t.rejects(uncached.mempool.add(bad), TxRejectedError);
+  await t.rejects(uncached.mempool.add(bad), TxRejectedError);
+  t.equal(uncached.checks(), 2);
+});
+
+t.test('the invalid cache forgets its oldest entries past its size', async (t) => {
+  const { mempool, checks } = pool({ keepInvalidTxsInCache: true, invalidCacheSize: 2 });
+  const bad = (n: number): Buffer => tx({ sender: '0xa', nonce: n, invalid: 'bad' });
+  for (const n of [1, 2, 3]) await mempool.add(bad(n)).catch(() => undefined);
+  await mempool.add(bad(1)).catch(() => undefined);
+  t.equal(checks(), 4, 'tx 1 was evicted from the cache and checked again');
+  await mempool.add(bad(3)).catch(() => undefined);
+  t.equal(checks(), 4);
+});
+
+t.test('oversized txs are refused before the check', async (t) => {
+  const { mempool, checks } = pool({ maxTxBytes: 10 });
+  await t.rejects(mempool.add(tx({ sender: '0xa', nonce: 0 })), TxTooLargeError);
+  t.equal(checks(), 0);
+});
