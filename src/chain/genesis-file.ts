@@ -2,6 +2,7 @@
  * genesis.json: the chain's starting point (ids, time, funded accounts, validators, params),
  * and the deterministic development accounts `stratad init` funds for local chains.
  */
+import { DEFAULT_CHAIN_PARAMS, parseGenesis, type ChainParams } from '../app/genesis.js';
 import { readFileSync } from 'node:fs';
 import secp256k1 from 'secp256k1';
 import { writeFileDurably } from './durable-file.js';
@@ -31,11 +32,8 @@ export interface GenesisValidator {
   name: string;
 }
 
-/** Chain parameters the app reads at genesis. */
-export interface GenesisParams {
-  block: { max_gas: string; max_bytes: string };
-  fee: { base_fee: string };
-}
+/** Chain parameters the app reads at genesis (src/app/genesis.ts). */
+export type GenesisParams = ChainParams;
 
 /** The genesis.json document. */
 export interface GenesisFile {
@@ -121,7 +119,7 @@ export function buildGenesis(input: GenesisInput): GenesisFile {
       name,
     })),
     accounts: input.accounts.map(({ address, balance }) => ({ address: address.toLowerCase(), balance: balance.toString() })),
-    params: { block: { max_gas: '30000000', max_bytes: '22020096' }, fee: { base_fee: '1000000000' } },
+    params: { ...DEFAULT_CHAIN_PARAMS },
     app_hash: '',
   };
 }
@@ -161,6 +159,11 @@ export function readGenesisFile(path: string): GenesisFile {
     need(typeof a.address === 'string' && /^0x[0-9a-fA-F]{40}$/.test(a.address), path, `account address "${a.address}" must be 0x and 40 hex digits`);
     need(isDecimal(a.balance), path, `account ${a.address}: balance must be a decimal string of wei`);
   }
-  need(isDecimal(g.params?.block?.max_gas) && isDecimal(g.params?.fee?.base_fee), path, 'params.block.max_gas and params.fee.base_fee must be decimal strings');
+  try {
+    // The app's own reading of the file (params and all) must accept it too.
+    parseGenesis(json);
+  } catch (error) {
+    throw new GenesisFileError(`${path}: ${(error as Error).message}`);
+  }
   return g as GenesisFile;
 }

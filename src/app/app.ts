@@ -1,0 +1,314 @@
+/**
+ * The state machine of a node home: executes blocks of EVM transactions on the CommitStore
+ * (SC), commits them to an app hash, applies the same changesets to the State Store (SS) at
+ * the same version, and answers state queries at the latest or an older height.
+ */
+import type { Common } from '@ethereumjs/common';
+
+import type { Logger } from '../log/logger.js';
+import {
+  CommitStore,
+  CompositeStateStore,
+  type CommitStoreOptions,
+  type NamedChangeset,
+  type StateStoreConfig,
+} from '../store/index.js';
+import type { BlockContext } from '../evm/block-context.js';
+import { estimateGas as estimateMessageGas, ethCall, type CallRequest, type CallResult, type StateOverrides } from '../evm/call.js';
+import { createChainCommon } from '../evm/common.js';
+import { TxRejectedError } from '../evm/errors.js';
+import { executeBlockTxs, type ExecutedTx, type SkippedTx } from '../evm/executor.js';
+import { BANK_STORE, EVM_STORE, balanceKey, codeHashKey, codeKey, decodeUint, nonceKey, storageKey } from '../evm/keys.js';
+import type { StateView } from '../evm/state-manager.js';
+import { checkTx, decodeTx } from '../evm/validate.js';
+import { mergeChangesets } from './changesets.js';
+import { AppClosedError, BlockOrderError, HeightNotCommittedError, HeightPrunedError } from './errors.js';
+import { genesisChangesets, type Genesis } from './genesis.js';
+
+/** How App.open opens the stores, plus the RPC gas cap of calls. */
+export interface AppOptions {
+  commit: CommitStoreOptions;
+  ss: StateStoreConfig;
+  /** `gas-cap` of eth_call / eth_estimateGas (0 = no cap). Default 50,000,000. */
+  gasCap?: number;
+}
+
+/** The header fields executeBlock needs. */
+export type BlockHeaderInput = BlockContext;
+
+/** The outcome of executeBlock. */
+export interface BlockResult {
+  height: number;
+  /** The SC version committed (equal to the height). */
+  version: number;
+  /** The app hash after this block (carried by the next block's header). */
+  appHash: Uint8Array;
+  /** Every raw transaction in order: executed with its receipt, or skipped with a reason. */
+  txs: Array<ExecutedTx | SkippedTx>;
+  gasUsed: bigint;
+  logsBloom: Uint8Array;
+  receiptsRoot: Uint8Array;
+}
+
+/** A height to read state at. */
+export type HeightRef = number | 'latest';
+
+/** An account as eth_getBalance / eth_getTransactionCount / eth_getCode see it. */
+export interface AccountState {
+  nonce: bigint;
+  balance: bigint;
+  /** keccak256 of the code (the empty-code hash for an account without code). */
+  codeHash: Uint8Array;
+}
+
+/** What the mempool needs of an admitted transaction. */
+export interface AdmittedTx {
+  hash: Uint8Array;
+  sender: Uint8Array;
+  nonce: bigint;
+  gasLimit: bigint;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+  value: bigint;
+  type: number;
+}
+
+/** validateTx's answer: the admitted transaction, or the typed reason it is refused. */
+export type TxValidation = { ok: true; tx: AdmittedTx } | { ok: false; error: TxRejectedError };
+
+const EMPTY_CODE_HASH = Buffer.from('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470', 'hex');
+const DEFAULT_GAS_CAP = 50_000_000;
+
+/** The state machine over one node home's stores. */
+export class App {
+  readonly genesis: Genesis;
+  /** Chain rules (Prague, the EVM chain id, native crypto). */
+  readonly common: Common;
+  readonly #sc: CommitStore;
+  readonly #ss: CompositeStateStore;
+  readonly #logger: Logger;
+  readonly #gasCap: bigint;
+  /** Genesis changesets staged by initChain, merged into the first block's SS version. */
+  #pendingGenesis: NamedChangeset[] | undefined;
+  #genesisHash: Uint8Array | undefined;
+  #closed = false;
+  /** Serialises executeBlock calls. */
+  #executing: Promise<unknown> = Promise.resolve();
+
+  private constructor(genesis: Genesis, sc: CommitStore, ss: CompositeStateStore, logger: Logger, gasCap: number) {
+    this.genesis = genesis;
+    this.common = createChainCommon(genesis.evm_chain_id);
+    this.#sc = sc;
+    this.#ss = ss;
+    this.#logger = logger;
+    this.#gasCap = BigInt(gasCap);
+  }
+
+  /** Opens the SC and SS under `dataDir` (the SS runs its split safety checks). */
+  static async open(dataDir: string, options: AppOptions, genesis: Genesis, logger: Logger): Promise<App> {
+    const sc = await CommitStore.open(dataDir, { initialVersion: genesis.initial_height, ...options.commit });
+    let ss: CompositeStateStore;
+    try {
+      ss = await CompositeStateStore.open(dataDir, options.ss, logger);
+    } catch (error) {
+      await sc.close();
+      throw error;
+    }
+    const app = new App(genesis, sc, ss, logger, options.gasCap ?? DEFAULT_GAS_CAP);
+    const scVersion = sc.version();
+    const ssVersion = Number(ss.latestVersion());
+    if (ssVersion < scVersion) {
+      logger.warn('state store is behind the commit store; historical reads above its version are unavailable', { scVersion, ssVersion });
+    }
+    return app;
+  }
+
+  #live(): void {
+    if (this.#closed) throw new AppClosedError();
+  }
+
+  /** The last committed height (0 before the first block). */
+  height(): number {
+    this.#live();
+    return this.#sc.version();
+  }
+
+  /** The app hash after the last committed block; before it, the staged genesis hash (empty before initChain). */
+  appHash(): Uint8Array {
+    this.#live();
+    if (this.#sc.version() > 0) return this.#sc.lastCommitInfo().appHash;
+    return this.#genesisHash ?? new Uint8Array();
+  }
+
+  /** The height the next executeBlock must carry. */
+  nextHeight(): number {
+    const committed = this.height();
+    return committed === 0 ? this.genesis.initial_height : committed + 1;
+  }
+
+  /** The oldest height state can be read at. */
+  earliestHeight(): number {
+    this.#live();
+    const earliest = Number(this.#ss.earliestVersion());
+    return Math.max(earliest, this.genesis.initial_height);
+  }
+
+  /**
+   * Stages the genesis state when nothing is committed yet and returns the app hash block
+   * `initial_height` must carry; once blocks exist it returns the last app hash.
+   */
+  async initChain(): Promise<Uint8Array> {
+    this.#live();
+    if (this.#sc.version() > 0) return this.appHash();
+    if (this.#pendingGenesis === undefined) {
+      const changesets = genesisChangesets(this.genesis);
+      this.#sc.applyChangesets(changesets);
+      this.#pendingGenesis = changesets;
+      this.#genesisHash = (await this.#sc.working()).appHash;
+      this.#logger.info('staged genesis state', { chainId: this.genesis.chain_id, accounts: this.genesis.accounts.length, appHash: Buffer.from(this.#genesisHash).toString('hex') });
+    }
+    return this.#genesisHash!;
+  }
+
+  /** Executes, commits and stores one block; blocks must come in height order. */
+  executeBlock(header: BlockHeaderInput, rawTxs: readonly Uint8Array[]): Promise<BlockResult> {
+    const run = this.#executing.then(() => this.#executeBlock(header, rawTxs));
+    this.#executing = run.catch(() => undefined);
+    return run;
+  }
+
+  async #executeBlock(header: BlockHeaderInput, rawTxs: readonly Uint8Array[]): Promise<BlockResult> {
+    this.#live();
+    const expected = this.nextHeight();
+    if (header.height !== expected) {
+      throw new BlockOrderError(`cannot execute block ${header.height}: the next height is ${expected}`);
+    }
+    if (this.#sc.version() === 0 && this.#pendingGenesis === undefined) {
+      throw new BlockOrderError(`cannot execute block ${header.height} before initChain has staged the genesis state`);
+    }
+    const started = performance.now();
+    const execution = await executeBlockTxs(this.common, this.#latestView(), header, rawTxs);
+    this.#sc.applyChangesets(execution.changesets);
+    const info = await this.#sc.commit();
+    const ssChangesets = this.#pendingGenesis ? mergeChangesets(this.#pendingGenesis, execution.changesets) : execution.changesets;
+    this.#pendingGenesis = undefined;
+    await this.#ss.applyChangesets(info.version, ssChangesets);
+    const skipped = execution.txs.filter((t) => t.kind === 'skipped').length;
+    this.#logger.debug('executed block', {
+      height: header.height,
+      txs: execution.txs.length - skipped,
+      skipped,
+      gasUsed: execution.gasUsed,
+      appHash: Buffer.from(info.appHash).toString('hex'),
+      ms: Math.round(performance.now() - started),
+    });
+    return {
+      height: header.height,
+      version: info.version,
+      appHash: info.appHash,
+      txs: execution.txs,
+      gasUsed: execution.gasUsed,
+      logsBloom: execution.logsBloom,
+      receiptsRoot: execution.receiptsRoot,
+    };
+  }
+
+  #latestView(): StateView {
+    return { get: (store, key) => this.#sc.get(store, key) };
+  }
+
+  /** The state at `height`: the SC for the latest height, the SS for older ones. */
+  viewAt(height: HeightRef): StateView {
+    this.#live();
+    const latest = this.#sc.version();
+    if (height === 'latest' || height === latest) return this.#latestView();
+    if (height > latest) throw new HeightNotCommittedError(height, latest);
+    const earliest = this.earliestHeight();
+    if (height < earliest) throw new HeightPrunedError(height, earliest);
+    const ss = this.#ss;
+    return { get: (store, key) => ss.get(store, height, key) };
+  }
+
+  /** Nonce, balance and code hash of `address` at `height`. */
+  getAccount(address: Uint8Array, height: HeightRef): AccountState {
+    const view = this.viewAt(height);
+    return {
+      nonce: decodeUint(view.get(EVM_STORE, nonceKey(address))),
+      balance: decodeUint(view.get(BANK_STORE, balanceKey(address))),
+      codeHash: view.get(EVM_STORE, codeHashKey(address)) ?? EMPTY_CODE_HASH,
+    };
+  }
+
+  /** The code of `address` at `height` (empty without code). */
+  getCode(address: Uint8Array, height: HeightRef): Uint8Array {
+    return this.viewAt(height).get(EVM_STORE, codeKey(address)) ?? new Uint8Array();
+  }
+
+  /** The 32-byte value of storage `slot` of `address` at `height`. */
+  getStorageAt(address: Uint8Array, slot: Uint8Array, height: HeightRef): Uint8Array {
+    return this.viewAt(height).get(EVM_STORE, storageKey(address, slot)) ?? new Uint8Array(32);
+  }
+
+  /** The block a call at `height` runs in: that height's number with the current chain params. */
+  #callBlock(height: HeightRef): BlockContext {
+    const number = height === 'latest' ? this.#sc.version() : height;
+    return {
+      height: number,
+      timeMs: Date.now(),
+      proposer: new Uint8Array(20),
+      baseFee: BigInt(this.genesis.params.min_base_fee),
+      gasLimit: BigInt(this.genesis.params.block_gas_limit),
+    };
+  }
+
+  /** eth_call at `height` with state overrides; throws CallRevertedError / CallFailedError. */
+  async call(request: CallRequest, height: HeightRef, overrides: StateOverrides = []): Promise<CallResult> {
+    const view = this.viewAt(height);
+    return ethCall({ common: this.common, view, block: this.#callBlock(height), gasCap: this.#gasCap }, request, overrides);
+  }
+
+  /** eth_estimateGas at `height` with state overrides. */
+  async estimateGas(request: CallRequest, height: HeightRef, overrides: StateOverrides = []): Promise<bigint> {
+    const view = this.viewAt(height);
+    return estimateMessageGas({ common: this.common, view, block: this.#callBlock(height), gasCap: this.#gasCap }, request, overrides);
+  }
+
+  /**
+   * Mempool admission against the latest state: decodes and checks the signature, chain id,
+   * intrinsic gas, fee ≥ `baseFee`, nonce ≥ the sender's nonce and funds.
+   */
+  validateTx(raw: Uint8Array, baseFee: bigint = BigInt(this.genesis.params.min_base_fee)): TxValidation {
+    this.#live();
+    try {
+      const decoded = decodeTx(raw, this.common);
+      const account = this.getAccount(decoded.sender.bytes, 'latest');
+      checkTx(decoded, account, baseFee, 'not-below');
+      return {
+        ok: true,
+        tx: {
+          hash: decoded.hash,
+          sender: decoded.sender.bytes,
+          nonce: decoded.nonce,
+          gasLimit: decoded.gasLimit,
+          maxFeePerGas: decoded.maxFeePerGas,
+          maxPriorityFeePerGas: decoded.maxPriorityFeePerGas,
+          value: decoded.value,
+          type: decoded.type,
+        },
+      };
+    } catch (error) {
+      if (error instanceof TxRejectedError) return { ok: false, error };
+      throw error;
+    }
+  }
+
+  /** Waits for executing blocks, drains the SS and closes both stores. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.#executing;
+    this.#closed = true;
+    await this.#ss.drain();
+    await this.#ss.close();
+    await this.#sc.close();
+  }
+}

@@ -1,0 +1,300 @@
+/**
+ * eth_call and eth_estimateGas: a message run as a transaction from an unsigned sender on an
+ * overlay (nothing is written), with state overrides, geth's revert reporting and geth's
+ * binary search for the gas estimate.
+ */
+import type { Common } from '@ethereumjs/common';
+import { createTx, type TypedTransaction } from '@ethereumjs/tx';
+import { Address } from '@ethereumjs/util';
+import { runTx, type RunTxResult } from '@ethereumjs/vm';
+
+import { evmBlock, type BlockContext } from './block-context.js';
+import { createChainVM } from './executor.js';
+import { OverlayStateManager, type StateView } from './state-manager.js';
+
+/** The call object of eth_call / eth_estimateGas. */
+export interface CallRequest {
+  from?: Uint8Array;
+  /** Undefined for a contract creation. */
+  to?: Uint8Array;
+  gas?: bigint;
+  gasPrice?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+  value?: bigint;
+  data?: Uint8Array;
+  accessList?: Array<{ address: Uint8Array; storageKeys: Uint8Array[] }>;
+}
+
+/** One account's override: `state` replaces all storage, `stateDiff` changes some slots. */
+export interface AccountOverride {
+  balance?: bigint;
+  nonce?: bigint;
+  code?: Uint8Array;
+  state?: Array<{ slot: Uint8Array; value: Uint8Array }>;
+  stateDiff?: Array<{ slot: Uint8Array; value: Uint8Array }>;
+}
+
+/** Overrides per account (the address is the 20-byte key). */
+export type StateOverrides = Array<{ address: Uint8Array; override: AccountOverride }>;
+
+/** Where a call runs: chain rules, the state to read, the block, and the RPC gas cap (0 = none). */
+export interface CallEnvironment {
+  common: Common;
+  view: StateView;
+  block: BlockContext;
+  gasCap: bigint;
+}
+
+/** A successful call. */
+export interface CallResult {
+  returnData: Uint8Array;
+  /** Gas the message used as a transaction (intrinsic gas and refunds included). */
+  gasUsed: bigint;
+}
+
+/** Base of call errors; `rpcCode` is geth's JSON-RPC error code. */
+export class CallError extends Error {
+  constructor(message: string, readonly rpcCode: number) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The call reverted: geth's code 3, `execution reverted[: reason]`, with the revert data. */
+export class CallRevertedError extends CallError {
+  constructor(readonly data: Uint8Array, readonly reason: string | undefined) {
+    super(reason === undefined ? 'execution reverted' : `execution reverted: ${reason}`, 3);
+  }
+}
+
+/** The call failed in the EVM (out of gas, invalid opcode, …) or before it (funds, fees, gas). */
+export class CallFailedError extends CallError {
+  constructor(message: string) {
+    super(message, -32000);
+  }
+}
+
+const ERROR_SELECTOR = '08c379a0';
+const PANIC_SELECTOR = '4e487b71';
+const CALL_STIPEND = 2300n;
+const TX_GAS = 21_000n;
+const ESTIMATE_ERROR_RATIO = 0.015;
+
+const PANIC_REASONS: Record<number, string> = {
+  0x01: 'assert(false)',
+  0x11: 'arithmetic underflow or overflow',
+  0x12: 'division or modulo by zero',
+  0x21: 'enum overflow',
+  0x22: 'invalid encoded storage byte array accessed',
+  0x31: 'out-of-bounds array access; popping on an empty array',
+  0x32: 'out-of-bounds access of an array or bytesN',
+  0x41: 'out of memory',
+  0x51: 'uninitialized function',
+};
+
+/** The reason in revert data: an `Error(string)` message or a described `Panic(uint256)`. */
+export function decodeRevertReason(data: Uint8Array): string | undefined {
+  if (data.length < 4) return undefined;
+  const buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const selector = buf.subarray(0, 4).toString('hex');
+  if (selector === PANIC_SELECTOR && buf.length === 36) {
+    const code = BigInt(`0x${buf.subarray(4).toString('hex')}`);
+    const known = code < 256n ? PANIC_REASONS[Number(code)] : undefined;
+    return known ?? `unknown panic code: 0x${code.toString(16)}`;
+  }
+  if (selector !== ERROR_SELECTOR || buf.length < 68) return undefined;
+  const offset = BigInt(`0x${buf.subarray(4, 36).toString('hex')}`);
+  if (offset + 32n > BigInt(buf.length - 4)) return undefined;
+  const start = 4 + Number(offset);
+  const length = BigInt(`0x${buf.subarray(start, start + 32).toString('hex')}`);
+  if (BigInt(start + 32) + length > BigInt(buf.length)) return undefined;
+  return buf.subarray(start + 32, start + 32 + Number(length)).toString('utf8');
+}
+
+/** Applies overrides to a fresh overlay; `state` hides every stored slot of the account. */
+async function applyOverrides(state: OverlayStateManager, overrides: StateOverrides): Promise<void> {
+  for (const { address: raw, override } of overrides) {
+    const address = new Address(raw);
+    if (override.state !== undefined && override.stateDiff !== undefined) {
+      throw new CallFailedError(`account ${address.toString()} has both 'state' and 'stateDiff'`);
+    }
+    if (override.code !== undefined) await state.putCode(address, override.code);
+    if (override.balance !== undefined || override.nonce !== undefined) {
+      await state.modifyAccountFields(address, { balance: override.balance, nonce: override.nonce });
+    }
+    if (override.state !== undefined) await state.clearStorage(address);
+    for (const { slot, value } of override.state ?? override.stateDiff ?? []) {
+      await state.putStorage(address, pad32(slot), value);
+    }
+  }
+}
+
+function pad32(bytes: Uint8Array): Uint8Array {
+  if (bytes.length === 32) return bytes;
+  if (bytes.length > 32) throw new CallFailedError('storage slot longer than 32 bytes');
+  const out = new Uint8Array(32);
+  out.set(bytes, 32 - bytes.length);
+  return out;
+}
+
+function hasFees(request: CallRequest): boolean {
+  return (request.gasPrice ?? 0n) > 0n || (request.maxFeePerGas ?? 0n) > 0n || (request.maxPriorityFeePerGas ?? 0n) > 0n;
+}
+
+/** The gas a call gets when it names none: the cap, or the block gas limit without one. */
+function defaultGas(env: CallEnvironment): bigint {
+  return env.gasCap > 0n ? env.gasCap : env.block.gasLimit;
+}
+
+function capGas(env: CallEnvironment, gas: bigint): bigint {
+  return env.gasCap > 0n && gas > env.gasCap ? env.gasCap : gas;
+}
+
+/** The request as an unsigned transaction whose sender is `from`. */
+function messageTx(common: Common, request: CallRequest, from: Address, nonce: bigint, gas: bigint): TypedTransaction {
+  const base = {
+    nonce,
+    gasLimit: gas,
+    to: request.to === undefined ? undefined : new Address(request.to),
+    value: request.value ?? 0n,
+    data: request.data ?? new Uint8Array(),
+  };
+  const accessList = (request.accessList ?? []).map((e) => ({
+    address: `0x${Buffer.from(e.address).toString('hex')}` as `0x${string}`,
+    storageKeys: e.storageKeys.map((k) => `0x${Buffer.from(pad32(k)).toString('hex')}` as `0x${string}`),
+  }));
+  const tx =
+    request.gasPrice !== undefined
+      ? createTx({ ...base, type: 1, gasPrice: request.gasPrice, accessList }, { common, freeze: false })
+      : createTx(
+          {
+            ...base,
+            type: 2,
+            maxFeePerGas: request.maxFeePerGas ?? request.maxPriorityFeePerGas ?? 0n,
+            maxPriorityFeePerGas: request.maxPriorityFeePerGas ?? 0n,
+            accessList,
+          },
+          { common, freeze: false },
+        );
+  // The VM asks the transaction for its sender; a call has no signature, so it is told.
+  Object.defineProperty(tx, 'getSenderAddress', { value: () => from });
+  return tx;
+}
+
+/** The outcome of running the message once with `gas`. */
+type Attempt =
+  | { kind: 'ok'; result: RunTxResult }
+  | { kind: 'reverted'; result: RunTxResult }
+  | { kind: 'vm-error'; result: RunTxResult; error: string }
+  | { kind: 'refused'; error: string };
+
+/** Geth's wording for the VM's refusals of a message. */
+function refusalMessage(error: unknown, from: Address, request: CallRequest): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const intrinsic = /INTRINSIC_GAS_TOO_LOW: tx gas limit (\d+) is lower than the minimum gas limit of (\d+)/.exec(text);
+  if (intrinsic) return `intrinsic gas too low: have ${intrinsic[1]}, want ${intrinsic[2]}`;
+  const funds = /sender doesn't have enough funds to send tx\. The upfront cost is: (\d+) and the sender's account \(0x[0-9a-fA-F]+\) only has: (\d+)/.exec(text);
+  if (funds) return `insufficient funds for gas * price + value: address ${from.toString()} have ${funds[2]} want ${funds[1]}`;
+  if (/is less than the block's baseFeePerGas/.test(text)) {
+    return `max fee per gas less than block base fee: address ${from.toString()}, maxFeePerGas: ${request.maxFeePerGas ?? request.gasPrice ?? 0n}`;
+  }
+  return text.replace(/ \(tx type=.*$/s, '');
+}
+
+/** Runs the message once with `gas` on a fresh overlay over the environment's state. */
+async function attempt(env: CallEnvironment, request: CallRequest, overrides: StateOverrides, gas: bigint): Promise<Attempt> {
+  const state = new OverlayStateManager(env.view);
+  await applyOverrides(state, overrides);
+  const vm = await createChainVM(env.common, state);
+  const from = new Address(request.from ?? new Uint8Array(20));
+  const nonce = state.getAccountSync(from)?.nonce ?? 0n;
+  // Without fees a call pays nothing, so the base fee check is left out, as geth does.
+  const block = evmBlock(env.common, hasFees(request) ? env.block : { ...env.block, baseFee: 0n });
+  const tx = messageTx(env.common, request, from, nonce, gas);
+  let result: RunTxResult;
+  try {
+    result = await runTx(vm, { tx, block, skipNonce: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true });
+  } catch (error) {
+    return { kind: 'refused', error: refusalMessage(error, from, request) };
+  }
+  const failure = result.execResult.exceptionError?.error;
+  if (failure === undefined) return { kind: 'ok', result };
+  if (failure === 'revert') return { kind: 'reverted', result };
+  return { kind: 'vm-error', result, error: failure };
+}
+
+function revertError(result: RunTxResult): CallRevertedError {
+  const data = result.execResult.returnValue;
+  return new CallRevertedError(data, decodeRevertReason(data));
+}
+
+/** eth_call: the return data of the message, or a typed error (revert → code 3 with data). */
+export async function ethCall(env: CallEnvironment, request: CallRequest, overrides: StateOverrides = []): Promise<CallResult> {
+  const gas = capGas(env, request.gas ?? defaultGas(env));
+  const outcome = await attempt(env, request, overrides, gas);
+  switch (outcome.kind) {
+    case 'ok':
+      return { returnData: outcome.result.execResult.returnValue, gasUsed: outcome.result.totalGasSpent };
+    case 'reverted':
+      throw revertError(outcome.result);
+    case 'vm-error':
+      throw new CallFailedError(outcome.error);
+    case 'refused':
+      throw new CallFailedError(outcome.error);
+  }
+}
+
+/** The highest gas the sender can pay for at the request's fee cap (geth's allowance). */
+function allowance(env: CallEnvironment, request: CallRequest, overrides: StateOverrides): bigint | undefined {
+  const feeCap = request.gasPrice ?? request.maxFeePerGas ?? 0n;
+  if (feeCap === 0n) return undefined;
+  const from = request.from ?? new Uint8Array(20);
+  const override = overrides.find((o) => Buffer.compare(o.address, from) === 0)?.override.balance;
+  const balance = override ?? new OverlayStateManager(env.view).getAccountSync(new Address(from))?.balance ?? 0n;
+  const value = request.value ?? 0n;
+  if (value > balance) throw new CallFailedError('insufficient funds for transfer');
+  return (balance - value) / feeCap;
+}
+
+async function hasCode(env: CallEnvironment, address: Uint8Array, overrides: StateOverrides): Promise<boolean> {
+  const state = new OverlayStateManager(env.view);
+  await applyOverrides(state, overrides);
+  return (await state.getCodeSize(new Address(address))) > 0;
+}
+
+/**
+ * eth_estimateGas: the least gas (within geth's 1.5% error ratio) at which the message
+ * succeeds, found by binary search between the gas it used and the allowed maximum.
+ */
+export async function estimateGas(env: CallEnvironment, request: CallRequest, overrides: StateOverrides = []): Promise<bigint> {
+  let hi = request.gas !== undefined && request.gas >= 21_000n ? request.gas : env.block.gasLimit;
+  const funds = allowance(env, request, overrides);
+  if (funds !== undefined && hi > funds) hi = funds;
+  hi = capGas(env, hi);
+
+  // A plain transfer to an account without code needs exactly the base transaction gas.
+  if (request.to !== undefined && (request.data?.length ?? 0) === 0 && !(await hasCode(env, request.to, overrides))) {
+    if (hi >= TX_GAS && (await attempt(env, request, overrides, TX_GAS)).kind === 'ok') return TX_GAS;
+  }
+  const first = await attempt(env, request, overrides, hi);
+  if (first.kind === 'reverted') throw revertError(first.result);
+  if (first.kind === 'refused') throw new CallFailedError(first.error);
+  if (first.kind === 'vm-error') throw new CallFailedError(`gas required exceeds allowance (${hi})`);
+
+  const used = first.result.totalGasSpent;
+  let lo = used - 1n;
+  const optimistic = ((used + first.result.gasRefund + CALL_STIPEND) * 64n) / 63n;
+  if (optimistic < hi) {
+    if ((await attempt(env, request, overrides, optimistic)).kind === 'ok') hi = optimistic;
+    else lo = optimistic;
+  }
+  while (lo + 1n < hi) {
+    if (Number(hi - lo) / Number(hi) < ESTIMATE_ERROR_RATIO) break;
+    let mid = (hi + lo) / 2n;
+    if (mid > lo * 2n) mid = lo * 2n;
+    if ((await attempt(env, request, overrides, mid)).kind === 'ok') hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}

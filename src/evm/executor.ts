@@ -1,0 +1,170 @@
+/**
+ * Block execution: every raw transaction is decoded, checked and run with runTx on one
+ * overlay over the parent state; invalid transactions are skipped with a typed reason and
+ * never fail the block. The overlay becomes the block's changesets.
+ */
+import type { Common } from '@ethereumjs/common';
+import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
+import type { Address } from '@ethereumjs/util';
+
+import type { NamedChangeset } from '../store/index.js';
+import { evmBlock, type BlockContext } from './block-context.js';
+import { keccak256 } from './crypto.js';
+import { BlockGasLimitReachedError, TxExecutionFailedError, TxRejectedError } from './errors.js';
+import { OverlayStateManager, type StateView } from './state-manager.js';
+import { checkTx, decodeTx, effectiveGasPrice, type DecodedTx } from './validate.js';
+
+/** One log of a receipt. */
+export interface ReceiptLog {
+  address: Uint8Array;
+  topics: Uint8Array[];
+  data: Uint8Array;
+  /** Position among all logs of the block. */
+  logIndex: number;
+}
+
+/** The receipt of an executed transaction. */
+export interface Receipt {
+  /** 1 = success, 0 = reverted or failed. */
+  status: 0 | 1;
+  cumulativeGasUsed: bigint;
+  gasUsed: bigint;
+  logs: ReceiptLog[];
+  /** The created contract, for a contract creation that succeeded. */
+  contractAddress: Uint8Array | undefined;
+  effectiveGasPrice: bigint;
+  type: number;
+  logsBloom: Uint8Array;
+}
+
+/** A transaction included in the block. */
+export interface ExecutedTx {
+  kind: 'executed';
+  /** Position in the block's raw transaction list. */
+  position: number;
+  /** Index among the included transactions (the receipt's transactionIndex). */
+  index: number;
+  raw: Uint8Array;
+  hash: Uint8Array;
+  from: Uint8Array;
+  to: Uint8Array | undefined;
+  nonce: bigint;
+  receipt: Receipt;
+  /** The VM's error for a failed execution (`revert`, `out of gas`, …). */
+  vmError: string | undefined;
+  returnData: Uint8Array;
+}
+
+/** A transaction left out of the block, with the reason. */
+export interface SkippedTx {
+  kind: 'skipped';
+  position: number;
+  raw: Uint8Array;
+  /** keccak256 of the raw bytes. */
+  hash: Uint8Array;
+  reason: TxRejectedError;
+}
+
+/** The outcome of one block's transactions. */
+export interface BlockExecution {
+  txs: Array<ExecutedTx | SkippedTx>;
+  gasUsed: bigint;
+  logsBloom: Uint8Array;
+  /** keccak256 of the concatenated keccak256 hashes of the encoded receipts (as txRoot does for tx hashes). */
+  receiptsRoot: Uint8Array;
+  changesets: NamedChangeset[];
+}
+
+/** A VM over `stateManager` with the chain's rules. */
+export async function createChainVM(common: Common, stateManager: OverlayStateManager): Promise<VM> {
+  return createVM({ common, stateManager });
+}
+
+function toReceipt(result: RunTxResult, decoded: DecodedTx, cumulative: bigint, baseFee: bigint, firstLogIndex: number): Receipt {
+  const logs = (result.receipt.logs ?? []).map(([address, topics, data], i) => ({
+    address,
+    topics,
+    data,
+    logIndex: firstLogIndex + i,
+  }));
+  const failed = result.execResult.exceptionError !== undefined;
+  return {
+    status: failed ? 0 : 1,
+    cumulativeGasUsed: cumulative,
+    gasUsed: result.totalGasSpent,
+    logs,
+    contractAddress: failed ? undefined : result.createdAddress?.bytes,
+    effectiveGasPrice: effectiveGasPrice(decoded, baseFee),
+    type: decoded.type,
+    logsBloom: result.bloom.bitvector,
+  };
+}
+
+/** Why a raw transaction failed, as a typed rejection. */
+function asRejection(error: unknown): TxRejectedError {
+  if (error instanceof TxRejectedError) return error;
+  return new TxExecutionFailedError(error instanceof Error ? error.message : String(error));
+}
+
+/** Runs `rawTxs` in order on `view` within the block `ctx`. */
+export async function executeBlockTxs(common: Common, view: StateView, ctx: BlockContext, rawTxs: readonly Uint8Array[]): Promise<BlockExecution> {
+  const state = new OverlayStateManager(view);
+  const vm = await createChainVM(common, state);
+  const block = evmBlock(common, ctx);
+  const bloom = new Bloom(undefined, common);
+  const txs: Array<ExecutedTx | SkippedTx> = [];
+  const receiptHashes: Uint8Array[] = [];
+  let gasUsed = 0n;
+  let logCount = 0;
+
+  for (let position = 0; position < rawTxs.length; position++) {
+    const raw = rawTxs[position]!;
+    let decoded: DecodedTx | undefined;
+    let result: RunTxResult;
+    try {
+      decoded = decodeTx(raw, common);
+      const sender = state.getAccountSync(decoded.sender);
+      checkTx(decoded, { nonce: sender?.nonce ?? 0n, balance: sender?.balance ?? 0n }, ctx.baseFee, 'exact');
+      const gasLeft = ctx.gasLimit - gasUsed;
+      if (decoded.gasLimit > gasLeft) throw new BlockGasLimitReachedError(decoded.gasLimit, gasLeft);
+      await state.checkpoint();
+      try {
+        result = await runTx(vm, { tx: decoded.tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true });
+      } catch (error) {
+        await state.revert();
+        throw error;
+      }
+      await state.commit();
+    } catch (error) {
+      txs.push({ kind: 'skipped', position, raw, hash: decoded?.hash ?? keccak256(raw), reason: asRejection(error) });
+      continue;
+    }
+    gasUsed += result.totalGasSpent;
+    const receipt = toReceipt(result, decoded, gasUsed, ctx.baseFee, logCount);
+    logCount += receipt.logs.length;
+    bloom.or(result.bloom);
+    result.receipt.cumulativeBlockGasUsed = gasUsed;
+    receiptHashes.push(keccak256(encodeReceipt(result.receipt, decoded.tx.type)));
+    txs.push({
+      kind: 'executed',
+      position,
+      index: receiptHashes.length - 1,
+      raw,
+      hash: decoded.hash,
+      from: decoded.sender.bytes,
+      to: (decoded.tx.to as Address | undefined)?.bytes,
+      nonce: decoded.nonce,
+      receipt,
+      vmError: result.execResult.exceptionError?.error,
+      returnData: result.execResult.returnValue,
+    });
+  }
+
+  return {
+    txs,
+    gasUsed,
+    logsBloom: bloom.bitvector,
+    receiptsRoot: keccak256(Buffer.concat(receiptHashes)),
+    changesets: state.changesets(),
+  };
+}

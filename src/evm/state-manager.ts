@@ -1,0 +1,342 @@
+/**
+ * A StateManager for @ethereumjs/vm over the app's module stores. Reads go to a StateView
+ * (the latest SC state or the SS at a version); writes stay in a journaled overlay of
+ * (store, key) → value that the block turns into changesets. Nothing here writes to a store.
+ */
+import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
+import { Account, Address, KECCAK256_NULL } from '@ethereumjs/util';
+
+import type { NamedChangeset } from '../store/index.js';
+import { keccak256 } from './crypto.js';
+import {
+  BANK_STORE,
+  EVM_STORE,
+  balanceKey,
+  codeHashKey,
+  codeKey,
+  codeSizeKey,
+  decodeUint,
+  encodeUint,
+  nonceKey,
+  storageKey,
+} from './keys.js';
+
+/** Read access to module stores at one point in the chain's history. */
+export interface StateView {
+  /** The value of `key` in `store`, or undefined when absent. */
+  get(store: string, key: Uint8Array): Uint8Array | undefined;
+}
+
+/** A StateView over nothing: every key is absent. */
+export const EMPTY_VIEW: StateView = { get: () => undefined };
+
+/** An overlay entry: the value a key has in this block (null = deleted). */
+interface Entry {
+  store: string;
+  key: Uint8Array;
+  value: Uint8Array | null;
+}
+
+const STORE_TAG: Record<string, string> = { [BANK_STORE]: 'b', [EVM_STORE]: 'e' };
+const CLEARED_TAG = 'c';
+const ZERO_HASH = new Uint8Array(32);
+const EMPTY = new Uint8Array(0);
+
+function latin1(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+}
+
+function entryId(store: string, key: Uint8Array): string {
+  const tag = STORE_TAG[store];
+  if (tag === undefined) throw new Error(`the EVM state manager does not write store "${store}"`);
+  return tag + latin1(key);
+}
+
+function bytesEqual(a: Uint8Array | null | undefined, b: Uint8Array | null | undefined): boolean {
+  if (!a || !b) return !a && !b;
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+}
+
+/** Strips leading zero bytes, as the EVM expects storage values (zero = empty). */
+function minimal(value: Uint8Array): Uint8Array {
+  let i = 0;
+  while (i < value.length && value[i] === 0) i++;
+  return i === 0 ? value : value.subarray(i);
+}
+
+function pad32(value: Uint8Array): Uint8Array {
+  if (value.length === 32) return value;
+  const out = new Uint8Array(32);
+  out.set(value, 32 - value.length);
+  return out;
+}
+
+/**
+ * The journaled overlay: checkpoints record an undo position, writes inside a checkpoint log
+ * the previous entry so a revert can restore it.
+ */
+class JournaledOverlay {
+  readonly entries = new Map<string, Entry>();
+  readonly #undo: Array<{ id: string; previous: Entry | undefined }> = [];
+  readonly #marks: number[] = [];
+
+  get(id: string): Entry | undefined {
+    return this.entries.get(id);
+  }
+
+  set(id: string, entry: Entry): void {
+    if (this.#marks.length > 0) this.#undo.push({ id, previous: this.entries.get(id) });
+    this.entries.set(id, entry);
+  }
+
+  checkpoint(): void {
+    this.#marks.push(this.#undo.length);
+  }
+
+  commit(): void {
+    if (this.#marks.pop() === undefined) throw new Error('commit without a checkpoint');
+    // Once the outermost checkpoint commits nothing can be reverted any more.
+    if (this.#marks.length === 0) this.#undo.length = 0;
+  }
+
+  revert(): void {
+    const mark = this.#marks.pop();
+    if (mark === undefined) throw new Error('revert without a checkpoint');
+    while (this.#undo.length > mark) {
+      const { id, previous } = this.#undo.pop()!;
+      if (previous === undefined) this.entries.delete(id);
+      else this.entries.set(id, previous);
+    }
+  }
+
+  get depth(): number {
+    return this.#marks.length;
+  }
+}
+
+/** A StateManager whose writes collect in an overlay over a read-only StateView. */
+export class OverlayStateManager implements StateManagerInterface {
+  readonly #view: StateView;
+  readonly #overlay = new JournaledOverlay();
+  /** Base values already read (null = absent), so repeated reads skip the store. */
+  readonly #baseCache = new Map<string, Uint8Array | null>();
+  /** Storage slots ever written per address, so clearStorage can delete them. */
+  readonly #writtenSlots = new Map<string, Set<string>>();
+  /** Values of slots at the start of the current transaction (EIP-2200 gas). */
+  readonly #original = new Map<string, Uint8Array>();
+
+  /** The pre-transaction storage values the EVM prices SSTORE with. */
+  readonly originalStorageCache: { get(address: Address, key: Uint8Array): Promise<Uint8Array>; clear(): void };
+
+  /** A state manager reading `view`. */
+  constructor(view: StateView) {
+    this.#view = view;
+    this.originalStorageCache = {
+      get: async (address, key) => {
+        const id = latin1(address.bytes) + latin1(key);
+        let value = this.#original.get(id);
+        if (value === undefined) {
+          value = await this.getStorage(address, key);
+          this.#original.set(id, value);
+        }
+        return value;
+      },
+      clear: () => this.#original.clear(),
+    };
+  }
+
+  #base(id: string, store: string, key: Uint8Array): Uint8Array | null {
+    const cached = this.#baseCache.get(id);
+    if (cached !== undefined) return cached;
+    const value = this.#view.get(store, key) ?? null;
+    this.#baseCache.set(id, value);
+    return value;
+  }
+
+  #read(store: string, key: Uint8Array): Uint8Array | null {
+    const id = entryId(store, key);
+    const entry = this.#overlay.get(id);
+    return entry ? entry.value : this.#base(id, store, key);
+  }
+
+  #write(store: string, key: Uint8Array, value: Uint8Array | null): void {
+    this.#overlay.set(entryId(store, key), { store, key, value });
+  }
+
+  /** The account at `address`, or undefined when it holds no balance, nonce or code. */
+  async getAccount(address: Address): Promise<Account | undefined> {
+    return this.getAccountSync(address);
+  }
+
+  /** Synchronous getAccount, for callers outside the VM. */
+  getAccountSync(address: Address): Account | undefined {
+    const a = address.bytes;
+    const balance = this.#read(BANK_STORE, balanceKey(a));
+    const nonce = this.#read(EVM_STORE, nonceKey(a));
+    const codeHash = this.#read(EVM_STORE, codeHashKey(a));
+    if (balance === null && nonce === null && codeHash === null) return undefined;
+    return new Account(decodeUint(nonce), decodeUint(balance), undefined, codeHash ?? KECCAK256_NULL);
+  }
+
+  /** Writes the account's balance, nonce and code hash (undefined deletes it). */
+  async putAccount(address: Address, account?: Account): Promise<void> {
+    if (account === undefined) return this.deleteAccount(address);
+    const a = address.bytes;
+    this.#write(BANK_STORE, balanceKey(a), account.balance === 0n ? null : encodeUint(account.balance, 32));
+    this.#write(EVM_STORE, nonceKey(a), account.nonce === 0n ? null : encodeUint(account.nonce, 8));
+    const emptyCode = bytesEqual(account.codeHash, KECCAK256_NULL);
+    this.#write(EVM_STORE, codeHashKey(a), emptyCode ? null : account.codeHash);
+  }
+
+  /** Removes the account with its code and the storage this state manager can see. */
+  async deleteAccount(address: Address): Promise<void> {
+    const a = address.bytes;
+    this.#write(BANK_STORE, balanceKey(a), null);
+    this.#write(EVM_STORE, nonceKey(a), null);
+    this.#write(EVM_STORE, codeHashKey(a), null);
+    this.#write(EVM_STORE, codeKey(a), null);
+    this.#write(EVM_STORE, codeSizeKey(a), null);
+    await this.clearStorage(address);
+  }
+
+  /** Changes some fields of an account (creating it when absent). */
+  async modifyAccountFields(address: Address, fields: AccountFields): Promise<void> {
+    const account = this.getAccountSync(address) ?? new Account();
+    if (fields.nonce !== undefined) account.nonce = fields.nonce;
+    if (fields.balance !== undefined) account.balance = fields.balance;
+    if (fields.codeHash !== undefined) account.codeHash = fields.codeHash;
+    await this.putAccount(address, account);
+  }
+
+  /** Sets the code (and with it code hash and code size) of `address`. */
+  async putCode(address: Address, code: Uint8Array): Promise<void> {
+    const a = address.bytes;
+    if (code.length === 0) {
+      this.#write(EVM_STORE, codeKey(a), null);
+      this.#write(EVM_STORE, codeSizeKey(a), null);
+      this.#write(EVM_STORE, codeHashKey(a), null);
+      return;
+    }
+    this.#write(EVM_STORE, codeKey(a), code);
+    this.#write(EVM_STORE, codeSizeKey(a), encodeUint(BigInt(code.length), 8));
+    this.#write(EVM_STORE, codeHashKey(a), keccak256(code));
+  }
+
+  /** The code of `address` (empty when none). */
+  async getCode(address: Address): Promise<Uint8Array> {
+    return this.#read(EVM_STORE, codeKey(address.bytes)) ?? EMPTY;
+  }
+
+  /** The code size of `address`, from the stored size when present. */
+  async getCodeSize(address: Address): Promise<number> {
+    const size = this.#read(EVM_STORE, codeSizeKey(address.bytes));
+    if (size !== null) return Number(decodeUint(size));
+    return (await this.getCode(address)).length;
+  }
+
+  /** The storage value of `slot` with leading zeros stripped (empty = zero). */
+  async getStorage(address: Address, slot: Uint8Array): Promise<Uint8Array> {
+    if (slot.length !== 32) throw new Error('storage slot must be 32 bytes');
+    const a = address.bytes;
+    const key = storageKey(a, slot);
+    const id = entryId(EVM_STORE, key);
+    const entry = this.#overlay.get(id);
+    if (entry) return entry.value ? minimal(entry.value) : EMPTY;
+    if (this.#overlay.get(CLEARED_TAG + latin1(a))) return EMPTY;
+    const value = this.#base(id, EVM_STORE, key);
+    return value ? minimal(value) : EMPTY;
+  }
+
+  /** Sets `slot` to `value` (an empty or all-zero value deletes it). */
+  async putStorage(address: Address, slot: Uint8Array, value: Uint8Array): Promise<void> {
+    if (slot.length !== 32) throw new Error('storage slot must be 32 bytes');
+    const a = address.bytes;
+    const stripped = minimal(value);
+    this.#write(EVM_STORE, storageKey(a, slot), stripped.length === 0 ? null : pad32(stripped));
+    const owner = latin1(a);
+    let slots = this.#writtenSlots.get(owner);
+    if (!slots) this.#writtenSlots.set(owner, (slots = new Set()));
+    slots.add(latin1(slot));
+  }
+
+  /**
+   * Wipes the storage of `address`. The stores cannot list an account's slots, so slots this
+   * state manager wrote are deleted and all other reads return zero from here on; under
+   * Cancun rules storage is only wiped for accounts created in the same transaction.
+   */
+  async clearStorage(address: Address): Promise<void> {
+    const a = address.bytes;
+    const owner = latin1(a);
+    for (const slot of this.#writtenSlots.get(owner) ?? []) {
+      this.#write(EVM_STORE, storageKey(a, Buffer.from(slot, 'latin1')), null);
+    }
+    this.#overlay.set(CLEARED_TAG + owner, { store: '', key: a, value: a });
+  }
+
+  /** Starts a nested checkpoint. */
+  async checkpoint(): Promise<void> {
+    this.#overlay.checkpoint();
+  }
+
+  /** Keeps the writes since the last checkpoint. */
+  async commit(): Promise<void> {
+    this.#overlay.commit();
+  }
+
+  /** Drops the writes since the last checkpoint. */
+  async revert(): Promise<void> {
+    this.#overlay.revert();
+  }
+
+  /** Open checkpoints (0 between transactions). */
+  get checkpointDepth(): number {
+    return this.#overlay.depth;
+  }
+
+  /** State roots are the app hash's business; the VM only reads this for pre-Byzantium receipts. */
+  async getStateRoot(): Promise<Uint8Array> {
+    return ZERO_HASH;
+  }
+
+  /** Not supported: state lives in the module stores, not in a trie. */
+  async setStateRoot(): Promise<void> {
+    throw new Error('setStateRoot is not supported: the state is read from the module stores');
+  }
+
+  /** No trie roots are kept. */
+  async hasStateRoot(): Promise<boolean> {
+    return false;
+  }
+
+  /** Forgets cached base reads. */
+  clearCaches(): void {
+    this.#baseCache.clear();
+  }
+
+  /** A fresh state manager over the same view, without this one's writes. */
+  shallowCopy(): OverlayStateManager {
+    return new OverlayStateManager(this.#view);
+  }
+
+  /**
+   * The overlay as changesets: per store, the keys whose final value differs from the view,
+   * sorted by key so every node emits the same bytes.
+   */
+  changesets(): NamedChangeset[] {
+    const byStore = new Map<string, Array<{ key: Uint8Array; value: Uint8Array | null }>>();
+    for (const [id, entry] of this.#overlay.entries) {
+      if (id[0] === CLEARED_TAG) continue;
+      if (bytesEqual(entry.value, this.#base(id, entry.store, entry.key))) continue;
+      let pairs = byStore.get(entry.store);
+      if (!pairs) byStore.set(entry.store, (pairs = []));
+      pairs.push({ key: entry.key, value: entry.value });
+    }
+    const out: NamedChangeset[] = [];
+    for (const name of [...byStore.keys()].sort()) {
+      const pairs = byStore.get(name)!;
+      pairs.sort((x, y) => Buffer.compare(x.key, y.key));
+      out.push({ name, pairs });
+    }
+    return out;
+  }
+}
