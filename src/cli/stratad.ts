@@ -4,10 +4,14 @@
  */
 import { Builtins, Cli } from 'clipanion';
 import { InitCommand } from './commands/init.js';
+import { StartCommand } from './commands/start.js';
+import { StatusCommand } from './commands/status.js';
 import { VERSION } from './version.js';
 
 const cli = new Cli({ binaryLabel: 'Strata node', binaryName: 'stratad', binaryVersion: VERSION });
 cli.register(Builtins.HelpCommand);
 cli.register(Builtins.VersionCommand);
 cli.register(InitCommand);
+cli.register(StartCommand);
+cli.register(StatusCommand);
 await cli.runExit(process.argv.slice(2));

@@ -1,0 +1,42 @@
+/**
+ * `stratad start [--home <dir>]`: runs the node of a home until SIGINT or SIGTERM, then shuts
+ * down cleanly (no new blocks, servers closed, SS write queue drained, stores closed).
+ */
+import { Command, Option } from 'clipanion';
+import { StoreError } from '../../store/index.js';
+import { NodeStartError, StrataNode } from '../../node/node.js';
+import { defaultHome } from '../../node/home.js';
+import { ConfigError, ConfigFileError } from '../../config/index.js';
+
+export class StartCommand extends Command {
+  static override paths = [['start']];
+  static override usage = Command.Usage({
+    description: 'run the node (a validator home also produces blocks)',
+    examples: [['Run the default home', 'stratad start'], ['Run another home', 'stratad start --home /srv/node2']],
+  });
+
+  home = Option.String('--home', defaultHome(), { description: 'the node home (default ~/.strata)' });
+
+  override async execute(): Promise<number> {
+    let node: StrataNode;
+    try {
+      node = await StrataNode.start(this.home);
+    } catch (error) {
+      const known = error instanceof NodeStartError || error instanceof StoreError || error instanceof ConfigError || error instanceof ConfigFileError;
+      this.context.stderr.write(`${known ? (error as Error).message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      return 1;
+    }
+    await new Promise<void>((resolve) => {
+      const stop = (signal: NodeJS.Signals): void => {
+        node.logger.info('shutting down', { signal });
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    await node.stop();
+    return 0;
+  }
+}

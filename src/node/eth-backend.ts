@@ -1,0 +1,361 @@
+/**
+ * The EVM JSON-RPC backend of a running node: answers the eth_ methods from the App (state
+ * at a height, calls), the block store (blocks, transactions, receipts, logs) and the mempool
+ * (admission, pending nonces), and fans new blocks out to subscribers.
+ */
+import type { TypedTransaction } from '@ethereumjs/tx';
+import type { App } from '../app/index.js';
+import { HeightPrunedError } from '../app/index.js';
+import type { StoredBlock } from '../chain/block.js';
+import type { BlockStore, IndexedLog, StoredReceipt } from '../chain/block-store.js';
+import { AlreadyKnownError, MempoolError, MempoolFullError, TxRejectedError as MempoolRejected, type Mempool } from '../chain/mempool.js';
+import { CallFailedError, CallRevertedError, type AccountOverride as AppOverride, type CallRequest as AppCallRequest } from '../evm/call.js';
+import { TxRejectedError, type TxRejectionCode } from '../evm/errors.js';
+import { decodeTx } from '../evm/validate.js';
+import {
+  StatePrunedError,
+  TransactionRejectedError,
+  type BlockFeeData,
+  type CallOutcome,
+  type CallRequest,
+  type ChainHeights,
+  type EstimateOutcome,
+  type EthBackend,
+  type EthBlock,
+  type EthBlockHeader,
+  type EthLog,
+  type EthReceipt,
+  type EthTransaction,
+  type LocatedTransaction,
+  type LogQuery,
+  type NewBlockEvent,
+  type RejectReason,
+  type StateOverrides,
+  type SyncStatus,
+  type Unsubscribe,
+} from '../rpc/eth/index.js';
+
+const REJECT_REASONS: Partial<Record<TxRejectionCode, RejectReason>> = {
+  invalid_encoding: 'decode',
+  unsupported_type: 'decode',
+  invalid_signature: 'invalid-sender',
+  wrong_chain_id: 'wrong-chain-id',
+  nonce_too_low: 'nonce-too-low',
+  nonce_too_high: 'nonce-too-high',
+  insufficient_funds: 'insufficient-funds',
+  intrinsic_gas_too_low: 'intrinsic-gas',
+  fee_below_base_fee: 'fee-below-base-fee',
+  tip_above_fee_cap: 'underpriced',
+  block_gas_limit_reached: 'gas-limit',
+};
+
+function bigintOf(value: bigint | undefined): bigint {
+  return value ?? 0n;
+}
+
+/** The eth_ view of a decoded transaction. */
+function ethTransaction(tx: TypedTransaction, hash: Uint8Array, from: Uint8Array): EthTransaction {
+  const t = tx as TypedTransaction & {
+    gasPrice?: bigint;
+    maxFeePerGas?: bigint;
+    maxPriorityFeePerGas?: bigint;
+    accessList?: Array<[Uint8Array, Uint8Array[]]>;
+    chainId?: bigint;
+  };
+  const base = {
+    hash,
+    type: tx.type,
+    nonce: tx.nonce,
+    from,
+    to: tx.to ? tx.to.bytes : null,
+    value: tx.value,
+    gas: tx.gasLimit,
+    input: tx.data,
+    v: bigintOf(tx.v),
+    r: bigintOf(tx.r),
+    s: bigintOf(tx.s),
+  };
+  const accessList = t.accessList?.map(([address, storageKeys]) => ({ address, storageKeys }));
+  const chainId = tx.type === 0 ? (tx.supports(155) ? tx.common.chainId() : undefined) : t.chainId;
+  return {
+    ...base,
+    ...(t.gasPrice !== undefined ? { gasPrice: t.gasPrice } : {}),
+    ...(t.maxFeePerGas !== undefined ? { maxFeePerGas: t.maxFeePerGas, maxPriorityFeePerGas: t.maxPriorityFeePerGas } : {}),
+    ...(accessList !== undefined ? { accessList } : {}),
+    ...(chainId !== undefined ? { chainId } : {}),
+  };
+}
+
+function ethLog(log: IndexedLog): EthLog {
+  return {
+    address: log.address,
+    topics: log.topics,
+    data: log.data,
+    blockNumber: log.blockHeight,
+    blockHash: log.blockHash,
+    transactionHash: log.txHash,
+    transactionIndex: log.txIndex,
+    logIndex: log.logIndex,
+  };
+}
+
+/** EthBackend over one node's app, block store and mempool. */
+export class NodeEthBackend implements EthBackend {
+  readonly #listeners = new Set<(event: NewBlockEvent) => void>();
+
+  constructor(
+    private readonly app: App,
+    private readonly store: BlockStore,
+    private readonly mempool: Mempool,
+  ) {}
+
+  chainId(): bigint {
+    return BigInt(this.app.genesis.evm_chain_id);
+  }
+
+  heights(): ChainHeights {
+    const latest = this.store.latestHeight() ?? 0;
+    return {
+      latest,
+      earliest: this.store.earliestHeight() ?? 0,
+      safe: latest,
+      finalized: latest,
+      earliestState: this.app.earliestHeight(),
+    };
+  }
+
+  #decode(raw: Uint8Array): { tx: TypedTransaction; hash: Uint8Array; from: Uint8Array } {
+    const decoded = decodeTx(raw, this.app.common);
+    return { tx: decoded.tx, hash: decoded.hash, from: decoded.sender.bytes };
+  }
+
+  #header(block: StoredBlock): EthBlockHeader {
+    const h = block.header;
+    return {
+      number: h.height,
+      hash: block.hash,
+      parentHash: h.lastBlockHash,
+      timestamp: BigInt(Math.floor(h.timeMs / 1000)),
+      miner: h.proposer,
+      stateRoot: h.appHash,
+      transactionsRoot: h.txRoot,
+      receiptsRoot: h.receiptsRoot,
+      logsBloom: h.logsBloom,
+      gasLimit: h.gasLimit,
+      gasUsed: h.gasUsed,
+      baseFeePerGas: h.baseFee,
+      extraData: new Uint8Array(),
+      size: BigInt(block.txs.reduce((n, tx) => n + tx.length, 0) + 600),
+    };
+  }
+
+  #block(block: StoredBlock | undefined): EthBlock | null {
+    if (!block) return null;
+    return {
+      ...this.#header(block),
+      transactions: block.txs.map((raw) => {
+        const d = this.#decode(raw);
+        return ethTransaction(d.tx, d.hash, d.from);
+      }),
+    };
+  }
+
+  blockByNumber(height: number): EthBlock | null {
+    return this.#block(this.store.blockByHeight(height));
+  }
+
+  blockByHash(hash: Uint8Array): EthBlock | null {
+    return this.#block(this.store.blockByHash(hash));
+  }
+
+  transactionByHash(hash: Uint8Array): LocatedTransaction | null {
+    const located = this.store.txByHash(hash);
+    if (located) {
+      const block = this.store.blockByHeight(located.height);
+      const d = this.#decode(located.rawTx);
+      return {
+        tx: ethTransaction(d.tx, d.hash, d.from),
+        position: block
+          ? { blockHash: block.hash, blockNumber: located.height, index: located.index, baseFeePerGas: block.header.baseFee }
+          : null,
+      };
+    }
+    const pending = this.mempool.get(hash);
+    if (!pending) return null;
+    const d = this.#decode(pending.raw);
+    return { tx: ethTransaction(d.tx, d.hash, d.from), position: null };
+  }
+
+  receiptByHash(hash: Uint8Array): EthReceipt | null {
+    const r: StoredReceipt | undefined = this.store.receipt(hash);
+    if (!r) return null;
+    return {
+      transactionHash: r.txHash,
+      transactionIndex: r.txIndex,
+      blockHash: r.blockHash,
+      blockNumber: r.blockHeight,
+      from: r.from,
+      to: r.to,
+      cumulativeGasUsed: r.cumulativeGasUsed,
+      gasUsed: r.gasUsed,
+      effectiveGasPrice: r.effectiveGasPrice,
+      contractAddress: r.contractAddress,
+      logs: r.logs.map(ethLog),
+      logsBloom: r.logsBloom,
+      status: r.status,
+      type: r.txType,
+    };
+  }
+
+  getLogs(query: LogQuery): EthLog[] {
+    return this.store
+      .logs({ fromBlock: query.fromBlock, toBlock: query.toBlock, addresses: query.addresses, topics: query.topics })
+      .map(ethLog);
+  }
+
+  #state<T>(read: () => T): T {
+    try {
+      return read();
+    } catch (error) {
+      if (error instanceof HeightPrunedError) throw new StatePrunedError(error.requested, error.earliest);
+      throw error;
+    }
+  }
+
+  getBalance(address: Uint8Array, height: number): bigint {
+    return this.#state(() => this.app.getAccount(address, height).balance);
+  }
+
+  getNonce(address: Uint8Array, height: number): bigint {
+    return this.#state(() => this.app.getAccount(address, height).nonce);
+  }
+
+  getPendingNonce(address: Uint8Array): bigint {
+    const sender = `0x${Buffer.from(address).toString('hex')}`;
+    const committed = this.app.getAccount(address, 'latest').nonce;
+    const pending = this.mempool.pendingNonce(sender);
+    return pending > committed ? pending : committed;
+  }
+
+  getCode(address: Uint8Array, height: number): Uint8Array {
+    return this.#state(() => this.app.getCode(address, height));
+  }
+
+  getStorageAt(address: Uint8Array, slot: Uint8Array, height: number): Uint8Array {
+    return this.#state(() => this.app.getStorageAt(address, slot, height));
+  }
+
+  #request(request: CallRequest): AppCallRequest {
+    return {
+      ...(request.from ? { from: request.from } : {}),
+      ...(request.to ? { to: request.to } : {}),
+      ...(request.gas !== undefined ? { gas: request.gas } : {}),
+      ...(request.gasPrice !== undefined ? { gasPrice: request.gasPrice } : {}),
+      ...(request.maxFeePerGas !== undefined ? { maxFeePerGas: request.maxFeePerGas } : {}),
+      ...(request.maxPriorityFeePerGas !== undefined ? { maxPriorityFeePerGas: request.maxPriorityFeePerGas } : {}),
+      ...(request.value !== undefined ? { value: request.value } : {}),
+      ...(request.input ? { data: request.input } : {}),
+      ...(request.accessList ? { accessList: request.accessList.map((e) => ({ address: e.address, storageKeys: [...e.storageKeys] })) } : {}),
+    };
+  }
+
+  #overrides(overrides: StateOverrides | undefined): Array<{ address: Uint8Array; override: AppOverride }> {
+    if (!overrides) return [];
+    const slots = (map: ReadonlyMap<string, Uint8Array> | undefined) =>
+      map ? [...map].map(([slot, value]) => ({ slot: Buffer.from(slot.replace(/^0x/, '').padStart(64, '0'), 'hex'), value })) : undefined;
+    return [...overrides].map(([address, o]) => {
+      const state = slots(o.state);
+      const stateDiff = slots(o.stateDiff);
+      return {
+        address: Buffer.from(address.replace(/^0x/, ''), 'hex'),
+        override: {
+          ...(o.balance !== undefined ? { balance: o.balance } : {}),
+          ...(o.nonce !== undefined ? { nonce: o.nonce } : {}),
+          ...(o.code !== undefined ? { code: o.code } : {}),
+          ...(state ? { state } : {}),
+          ...(stateDiff ? { stateDiff } : {}),
+        },
+      };
+    });
+  }
+
+  async call(request: CallRequest, height: number, overrides: StateOverrides | undefined): Promise<CallOutcome> {
+    try {
+      const result = await this.#state(() => this.app.call(this.#request(request), height, this.#overrides(overrides)));
+      return { status: 'success', returnData: result.returnData, gasUsed: result.gasUsed };
+    } catch (error) {
+      if (error instanceof CallRevertedError) return { status: 'reverted', returnData: error.data, gasUsed: 0n };
+      if (error instanceof CallFailedError) return { status: 'failed', message: error.message };
+      throw error;
+    }
+  }
+
+  async estimateGas(request: CallRequest, height: number, overrides: StateOverrides | undefined): Promise<EstimateOutcome> {
+    try {
+      const gas = await this.#state(() => this.app.estimateGas(this.#request(request), height, this.#overrides(overrides)));
+      return { status: 'success', gas };
+    } catch (error) {
+      if (error instanceof CallRevertedError) return { status: 'reverted', returnData: error.data };
+      if (error instanceof CallFailedError) return { status: 'failed', message: error.message };
+      throw error;
+    }
+  }
+
+  async sendRawTransaction(raw: Uint8Array): Promise<Uint8Array> {
+    try {
+      const admitted = await this.mempool.add(raw);
+      return admitted.hash;
+    } catch (error) {
+      if (error instanceof MempoolFullError) throw new TransactionRejectedError('mempool-full', error.message);
+      if (error instanceof AlreadyKnownError) throw new TransactionRejectedError('already-known', error.message);
+      if (error instanceof MempoolRejected || error instanceof MempoolError) {
+        const code = (error as MempoolError & { code?: TxRejectionCode }).code;
+        throw new TransactionRejectedError((code && REJECT_REASONS[code]) ?? 'other', error.message);
+      }
+      if (error instanceof TxRejectedError) throw new TransactionRejectedError(REJECT_REASONS[error.code] ?? 'other', error.message);
+      throw error;
+    }
+  }
+
+  gasPrice(): bigint {
+    return BigInt(this.app.genesis.params.min_base_fee) + this.maxPriorityFeePerGas();
+  }
+
+  maxPriorityFeePerGas(): bigint {
+    return 1_000_000_000n;
+  }
+
+  feeData(height: number): BlockFeeData | null {
+    const block = this.store.blockByHeight(height);
+    if (!block) return null;
+    const baseFee = block.header.baseFee;
+    const transactions = block.txs.map((raw) => {
+      const d = this.#decode(raw);
+      const receipt = this.store.receipt(d.hash);
+      const t = d.tx as TypedTransaction & { maxPriorityFeePerGas?: bigint; maxFeePerGas?: bigint; gasPrice?: bigint };
+      const cap = t.maxFeePerGas ?? t.gasPrice ?? baseFee;
+      const tip = t.maxPriorityFeePerGas ?? cap - baseFee;
+      const priorityFeePerGas = cap - baseFee < tip ? cap - baseFee : tip;
+      return { gasUsed: receipt?.gasUsed ?? 0n, priorityFeePerGas };
+    });
+    return { baseFeePerGas: baseFee, nextBaseFeePerGas: baseFee, gasUsed: block.header.gasUsed, gasLimit: block.header.gasLimit, transactions };
+  }
+
+  syncing(): SyncStatus {
+    return false;
+  }
+
+  onNewBlock(listener: (event: NewBlockEvent) => void): Unsubscribe {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Tells subscribers about a stored block. */
+  publishBlock(height: number): void {
+    if (this.#listeners.size === 0) return;
+    const block = this.store.blockByHeight(height);
+    if (!block) return;
+    const event: NewBlockEvent = { header: this.#header(block), logs: this.store.logsOfBlock(height).map(ethLog) };
+    for (const listener of this.#listeners) listener(event);
+  }
+}

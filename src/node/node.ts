@@ -1,0 +1,235 @@
+/**
+ * A running node: opens the home's stores (the state commitment first, whose lock keeps a
+ * second process out), serves the EVM JSON-RPC (HTTP and WebSocket), the consensus RPC and
+ * the metrics, and — on the genesis validator — produces a block every `timeout_commit`.
+ * stop() shuts down in order: no new blocks, no new requests, then the stores (the SS write
+ * queue is drained).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { App, parseGenesisJson, type Genesis } from '../app/index.js';
+import { BlockStore } from '../chain/block-store.js';
+import { BlockSigner, loadNodeKey, loadValidatorKey } from '../chain/keys.js';
+import { Mempool, type CheckResult } from '../chain/mempool.js';
+import { loadConfig, type LoadedConfig } from '../config/index.js';
+import { VERSION } from '../cli/version.js';
+import { Logger } from '../log/logger.js';
+import { registerConsensusRoutes, registerMetricsRoute } from '../rpc/consensus/index.js';
+import { createEthMethods } from '../rpc/eth/index.js';
+import { Dispatcher, serveJsonRpc } from '../rpc/jsonrpc/index.js';
+import { createHttpTransport, type HttpTransport } from '../rpc/transport/index.js';
+import type { StateStoreConfig } from '../store/index.js';
+import { NodeConsensusBackend } from './consensus-backend.js';
+import { NodeEthBackend } from './eth-backend.js';
+import { homePaths, type HomePaths } from './home.js';
+import { BlockProducer } from './producer.js';
+
+/** Ports the node listens on (0 in tests picks free ones). */
+export interface BoundPorts {
+  http: number;
+  ws: number;
+  consensus: number;
+  metrics: number;
+}
+
+/** Thrown when the home cannot start; the message says what to do. */
+export class NodeStartError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NodeStartError';
+  }
+}
+
+function ssConfigOf(config: LoadedConfig): StateStoreConfig {
+  const ss = config.app.stateStore;
+  return {
+    backend: ss.backend,
+    evmSsSplit: ss.evmSsSplit,
+    evmSsSeparateDbs: ss.evmSsSeparateDbs,
+    asyncWriteBuffer: ss.asyncWriteBuffer,
+    keepRecent: ss.keepRecent,
+    pruneIntervalSeconds: ss.pruneInterval,
+  };
+}
+
+function hex(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString('hex');
+}
+
+/** One running node. */
+export class StrataNode {
+  readonly #closers: Array<() => Promise<void>> = [];
+  #stopping: Promise<void> | undefined;
+
+  private constructor(
+    readonly paths: HomePaths,
+    readonly app: App,
+    readonly store: BlockStore,
+    readonly mempool: Mempool,
+    readonly ports: BoundPorts,
+    readonly producer: BlockProducer | undefined,
+    readonly logger: Logger,
+  ) {}
+
+  /** Starts the node of `home`; `portOverride` replaces the configured ports (tests). */
+  static async start(home: string, options: { logger?: Logger; portOverride?: Partial<BoundPorts> } = {}): Promise<StrataNode> {
+    const paths = homePaths(home);
+    if (!existsSync(paths.genesis)) {
+      throw new NodeStartError(`${paths.genesis} does not exist; run \`stratad init --chain-id <id> <moniker> --home ${paths.home}\` first`);
+    }
+    const config = await loadConfig(paths.home);
+    const logger = options.logger ?? new Logger({ level: config.node.logLevel, format: config.node.logFormat });
+    for (const warning of config.warnings) logger.warn(warning.message);
+    const genesis: Genesis = parseGenesisJson(readFileSync(paths.genesis, 'utf8'));
+    const sc = config.app.stateCommit;
+    const app = await App.open(
+      paths.data,
+      {
+        commit: { snapshotInterval: sc.snapshotInterval, keepRecent: sc.keepRecent, snapshotWriteRateMbps: sc.snapshotWriteRateMbps },
+        ss: ssConfigOf(config),
+        gasCap: config.app.evm.gasCap,
+      },
+      genesis,
+      logger,
+    );
+    const closers: Array<() => Promise<void>> = [() => app.close()];
+    try {
+      const store = await BlockStore.open(paths.data);
+      closers.unshift(() => store.close());
+      const stored = store.latestHeight() ?? 0;
+      if (app.height() !== stored) {
+        throw new NodeStartError(
+          `the state is at height ${app.height()} but the block store at ${stored}; run \`stratad rollback --home ${paths.home}\` ` +
+            'to bring them back together',
+        );
+      }
+      const mp = config.node.mempool;
+      const mempool = new Mempool({
+        size: mp.size,
+        ttlDurationMs: mp.ttlDuration.toMilliseconds(),
+        ttlNumBlocks: mp.ttlNumBlocks,
+        keepInvalidTxsInCache: mp.keepInvalidTxsInCache,
+        maxTxBytes: mp.maxTxBytes,
+        height: stored,
+        check: (raw): CheckResult => {
+          const verdict = app.validateTx(raw);
+          if (!verdict.ok) return { ok: false, reason: verdict.error.message };
+          const tx = verdict.tx;
+          const baseFee = BigInt(genesis.params.min_base_fee);
+          const tipCap = tx.maxFeePerGas - baseFee;
+          return {
+            ok: true,
+            tx: {
+              sender: `0x${hex(tx.sender)}`,
+              nonce: tx.nonce,
+              gasLimit: tx.gasLimit,
+              fee: tx.maxPriorityFeePerGas < tipCap ? tx.maxPriorityFeePerGas : tipCap,
+            },
+          };
+        },
+        accountNonce: (sender) => app.getAccount(Buffer.from(sender.slice(2), 'hex'), 'latest').nonce,
+      });
+
+      const eth = new NodeEthBackend(app, store, mempool);
+      const rpc = createEthMethods(eth, { maxLogBlockRange: config.app.evm.maxLogBlockRange, version: VERSION, logger });
+      const dispatcher = new Dispatcher(rpc.methods, {
+        maxBatchSize: config.app.evm.maxBatchSize,
+        maxInFlight: config.app.evm.maxConcurrentRequests,
+        logger,
+      });
+      const transportOptions = { logger, maxBodyBytes: config.app.evm.maxBodyBytes };
+      const listen = async (transport: HttpTransport, host: string, port: number): Promise<number> => {
+        const bound = await transport.listen(host, port);
+        closers.unshift(() => transport.close());
+        return bound;
+      };
+      const evm = config.app.evm;
+      const http = createHttpTransport(transportOptions);
+      serveJsonRpc(http, dispatcher, { http: '/', ws: false, logger });
+      const ws = createHttpTransport(transportOptions);
+      serveJsonRpc(ws, dispatcher, { http: '/', ws: '/', logger });
+
+      const validatorKey = existsSync(paths.validatorKey) ? loadValidatorKey(paths.validatorKey) : undefined;
+      const nodeKeyFile = existsSync(paths.nodeKey) ? loadNodeKey(paths.nodeKey) : undefined;
+      const isValidator =
+        validatorKey !== undefined &&
+        genesis.validators.some((v) => v.address.replace(/^0x/, '').toLowerCase() === validatorKey.address.toLowerCase());
+      const validatorAddress = validatorKey ? Buffer.from(validatorKey.address, 'hex') : undefined;
+      const consensus = createHttpTransport({ logger });
+      const rpcAddr = config.node.rpc.laddr;
+      const consensusBackend = new NodeConsensusBackend(
+        app,
+        store,
+        {
+          id: nodeKeyFile ? nodeKeyFile.id : '',
+          listenAddr: `tcp://${config.node.p2p.laddr.host}:${config.node.p2p.laddr.port}`,
+          network: genesis.chain_id,
+          version: VERSION,
+          moniker: config.node.moniker,
+          rpcAddress: `tcp://${rpcAddr.host}:${rpcAddr.port}`,
+        },
+        isValidator && validatorKey && validatorAddress ? { address: validatorAddress, pubKey: validatorKey.publicKey, votingPower: 10n } : null,
+      );
+      registerConsensusRoutes(consensus, consensusBackend, { lagThreshold: config.node.rpc.lagThreshold });
+      const metrics = createHttpTransport({ logger });
+      registerMetricsRoute(metrics, () => [
+        { name: 'strata_block_height', help: 'Latest committed block height.', type: 'gauge', value: app.height() },
+        { name: 'strata_mempool_size', help: 'Transactions in the mempool.', type: 'gauge', value: mempool.size },
+      ]);
+
+      const override = options.portOverride ?? {};
+      const ports: BoundPorts = {
+        http: evm.httpEnabled ? await listen(http, evm.httpAddress, override.http ?? evm.httpPort) : 0,
+        ws: evm.wsEnabled ? await listen(ws, evm.httpAddress, override.ws ?? evm.wsPort) : 0,
+        consensus: await listen(consensus, rpcAddr.host, override.consensus ?? rpcAddr.port),
+        metrics: config.node.instrumentation.prometheus
+          ? await listen(metrics, config.node.instrumentation.prometheusListenAddr.host || '127.0.0.1', override.metrics ?? config.node.instrumentation.prometheusListenAddr.port)
+          : 0,
+      };
+
+      let producer: BlockProducer | undefined;
+      if (isValidator && validatorAddress) {
+        producer = new BlockProducer({
+          app,
+          store,
+          mempool,
+          signer: BlockSigner.open(paths.validatorKey, paths.signState),
+          proposer: validatorAddress,
+          logger,
+          onBlock: (block) => eth.publishBlock(block.header.height),
+        });
+        producer.start(config.node.consensus.timeoutCommit.toMilliseconds());
+      }
+      const node = new StrataNode(paths, app, store, mempool, ports, producer, logger);
+      node.#closers.push(...closers);
+      logger.info('node started', {
+        home: paths.home,
+        chainId: genesis.chain_id,
+        height: app.height(),
+        validator: isValidator,
+        evmHttp: ports.http,
+        evmWs: ports.ws,
+        rpc: ports.consensus,
+      });
+      return node;
+    } catch (error) {
+      for (const close of closers) await close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Stops block production, the servers and the stores. Idempotent. */
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      await this.producer?.stop();
+      for (const close of this.#closers) {
+        try {
+          await close();
+        } catch (error) {
+          this.logger.error('shutdown step failed', { error: error instanceof Error ? error.message : String(error) });
+        }
+      }
+      this.logger.info('node stopped');
+    })();
+    return this.#stopping;
+  }
+}
