@@ -6,7 +6,7 @@
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { App } from '../app/index.js';
 import { HeightPrunedError } from '../app/index.js';
-import type { StoredBlock } from '../chain/block.js';
+import { EMPTY_BLOOM, ZERO_HASH, txRoot, type StoredBlock } from '../chain/block.js';
 import type { BlockStore, IndexedLog, StoredReceipt } from '../chain/block-store.js';
 import { AlreadyKnownError, MempoolError, MempoolFullError, TxRejectedError as MempoolRejected, type Mempool } from '../chain/mempool.js';
 import { CallFailedError, CallRevertedError, type AccountOverride as AppOverride, type CallRequest as AppCallRequest } from '../evm/call.js';
@@ -34,6 +34,8 @@ import {
   type SyncStatus,
   type Unsubscribe,
 } from '../rpc/eth/index.js';
+
+const EMPTY_ROOT = txRoot([]);
 
 const REJECT_REASONS: Partial<Record<TxRejectionCode, RejectReason>> = {
   invalid_encoding: 'decode',
@@ -117,10 +119,12 @@ export class NodeEthBackend implements EthBackend {
     const latest = this.store.latestHeight() ?? 0;
     return {
       latest,
-      earliest: this.store.earliestHeight() ?? 0,
+      // Block 0 is the genesis state; the store holds blocks from 1.
+      earliest: 0,
       safe: latest,
       finalized: latest,
-      earliestState: this.app.earliestHeight(),
+      // Height 0 (the genesis state) stays readable until pruning passes block 1.
+      earliestState: this.app.earliestHeight() <= this.app.genesis.initial_height ? 0 : this.app.earliestHeight(),
     };
   }
 
@@ -160,11 +164,39 @@ export class NodeEthBackend implements EthBackend {
     };
   }
 
+  /**
+   * Block 0 as Ethereum clients expect one: the genesis state, with no transactions. Its hash
+   * is the zero hash block 1 names as its parent, and its state root the genesis app hash.
+   */
+  #genesisBlock(): EthBlock {
+    const first = this.store.blockByHeight(this.app.genesis.initial_height);
+    const params = this.app.genesis.params;
+    return {
+      number: 0,
+      hash: ZERO_HASH,
+      parentHash: ZERO_HASH,
+      timestamp: BigInt(Math.floor(Date.parse(this.app.genesis.genesis_time) / 1000)),
+      miner: new Uint8Array(20),
+      stateRoot: first?.header.appHash ?? this.app.appHash(),
+      transactionsRoot: EMPTY_ROOT,
+      receiptsRoot: EMPTY_ROOT,
+      logsBloom: EMPTY_BLOOM,
+      gasLimit: BigInt(params.block_gas_limit),
+      gasUsed: 0n,
+      baseFeePerGas: BigInt(params.initial_base_fee),
+      extraData: new Uint8Array(),
+      size: 600n,
+      transactions: [],
+    };
+  }
+
   blockByNumber(height: number): EthBlock | null {
+    if (height === 0) return this.#genesisBlock();
     return this.#block(this.store.blockByHeight(height));
   }
 
   blockByHash(hash: Uint8Array): EthBlock | null {
+    if (Buffer.from(hash).equals(ZERO_HASH)) return this.#genesisBlock();
     return this.#block(this.store.blockByHash(hash));
   }
 
@@ -222,12 +254,18 @@ export class NodeEthBackend implements EthBackend {
     }
   }
 
+  /** Height 0 reads the genesis state, which is committed with block 1. */
+  #stateHeight(height: number): number | 'latest' {
+    if (height === 0) return this.app.height() === 0 ? 'latest' : this.app.genesis.initial_height;
+    return height;
+  }
+
   getBalance(address: Uint8Array, height: number): bigint {
-    return this.#state(() => this.app.getAccount(address, height).balance);
+    return this.#state(() => this.app.getAccount(address, this.#stateHeight(height)).balance);
   }
 
   getNonce(address: Uint8Array, height: number): bigint {
-    return this.#state(() => this.app.getAccount(address, height).nonce);
+    return this.#state(() => this.app.getAccount(address, this.#stateHeight(height)).nonce);
   }
 
   getPendingNonce(address: Uint8Array): bigint {
@@ -238,11 +276,11 @@ export class NodeEthBackend implements EthBackend {
   }
 
   getCode(address: Uint8Array, height: number): Uint8Array {
-    return this.#state(() => this.app.getCode(address, height));
+    return this.#state(() => this.app.getCode(address, this.#stateHeight(height)));
   }
 
   getStorageAt(address: Uint8Array, slot: Uint8Array, height: number): Uint8Array {
-    return this.#state(() => this.app.getStorageAt(address, slot, height));
+    return this.#state(() => this.app.getStorageAt(address, slot, this.#stateHeight(height)));
   }
 
   #request(request: CallRequest): AppCallRequest {
@@ -281,7 +319,7 @@ export class NodeEthBackend implements EthBackend {
 
   async call(request: CallRequest, height: number, overrides: StateOverrides | undefined): Promise<CallOutcome> {
     try {
-      const result = await this.#state(() => this.app.call(this.#request(request), height, this.#overrides(overrides)));
+      const result = await this.#state(() => this.app.call(this.#request(request), this.#stateHeight(height), this.#overrides(overrides)));
       return { status: 'success', returnData: result.returnData, gasUsed: result.gasUsed };
     } catch (error) {
       if (error instanceof CallRevertedError) return { status: 'reverted', returnData: error.data, gasUsed: 0n };
@@ -292,7 +330,7 @@ export class NodeEthBackend implements EthBackend {
 
   async estimateGas(request: CallRequest, height: number, overrides: StateOverrides | undefined): Promise<EstimateOutcome> {
     try {
-      const gas = await this.#state(() => this.app.estimateGas(this.#request(request), height, this.#overrides(overrides)));
+      const gas = await this.#state(() => this.app.estimateGas(this.#request(request), this.#stateHeight(height), this.#overrides(overrides)));
       return { status: 'success', gas };
     } catch (error) {
       if (error instanceof CallRevertedError) return { status: 'reverted', returnData: error.data };

@@ -93,6 +93,8 @@ export class StrataNode {
     );
     const closers: Array<() => Promise<void>> = [() => app.close()];
     try {
+      // InitChain: the genesis state is staged (and readable) before block 1 commits it.
+      if (app.height() === 0) await app.initChain();
       const store = await BlockStore.open(paths.data);
       closers.unshift(() => store.close());
       const stored = store.latestHeight() ?? 0;

@@ -87,7 +87,8 @@ export class BlockProducer {
     const lastBlockHash = last !== undefined ? (store.blockByHeight(last)?.hash ?? ZERO_HASH) : ZERO_HASH;
     const gasLimit = BigInt(app.genesis.params.block_gas_limit);
     const baseFee = BigInt(app.genesis.params.min_base_fee);
-    const reaped = mempool.reap(gasLimit, this.deps.maxTxsPerBlock ?? 10_000);
+    // Block 1 commits the genesis state alone, so height 0 (genesis) stays a readable state.
+    const reaped = height === app.genesis.initial_height ? [] : mempool.reap(gasLimit, this.deps.maxTxsPerBlock ?? 10_000);
     const timeMs = Date.now();
     const result = await app.executeBlock({ height, timeMs, proposer, baseFee, gasLimit }, reaped.map((t) => t.raw));
     const executed = result.txs.filter((t): t is ExecutedTx => t.kind === 'executed');
