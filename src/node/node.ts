@@ -116,12 +116,17 @@ export class StrataNode {
           const verdict = app.validateTx(raw);
           if (!verdict.ok) return { ok: false, reason: verdict.error.message };
           const tx = verdict.tx;
+          // A gap in a sender's nonces is refused rather than queued: an RPC client gets the
+          // error at once instead of a transaction that never lands.
+          const sender = `0x${hex(tx.sender)}`;
+          const next = mempool.pendingNonce(sender);
+          if (tx.nonce > next) return { ok: false, reason: `nonce too high: next nonce ${next}, tx nonce ${tx.nonce}` };
           const baseFee = BigInt(genesis.params.min_base_fee);
           const tipCap = tx.maxFeePerGas - baseFee;
           return {
             ok: true,
             tx: {
-              sender: `0x${hex(tx.sender)}`,
+              sender,
               nonce: tx.nonce,
               gasLimit: tx.gasLimit,
               fee: tx.maxPriorityFeePerGas < tipCap ? tx.maxPriorityFeePerGas : tipCap,

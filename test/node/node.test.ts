@@ -125,6 +125,12 @@ t.test('a node serves viem and cast, survives bad input and a restart', async (t
   const underpriced = await wallet.signTransaction({ to: recipient, value: 1n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n, gas: 21000n, nonce: await client.getTransactionCount({ address: account.address }) });
   const refused = (await rawRpc(home.http, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [underpriced] }))).json;
   t.match(refused, { error: { message: /fee|base fee|underpriced/i } }, 'an underpriced tx is refused');
+  const nonce = await client.getTransactionCount({ address: account.address, blockTag: 'pending' });
+  const gapped = await wallet.signTransaction({ to: recipient, value: 1n, gas: 21000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n, nonce: nonce + 5 });
+  t.match((await rawRpc(home.http, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [gapped] }))).json, { error: { message: /nonce too high/ } }, 'a nonce gap is refused');
+  const good = await wallet.signTransaction({ to: recipient, value: 1n, gas: 21000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n, nonce });
+  const forged = `${good.slice(0, -6)}${good.slice(-6, -4) === 'ff' ? '00' : 'ff'}${good.slice(-4)}` as Hex;
+  t.match((await rawRpc(home.http, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [forged] }))).json, { error: {} }, 'a damaged signature is refused');
   const huge = await rawRpc(home.http, `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":["${'x'.repeat(6 * 1024 * 1024)}"]}`);
   t.equal(huge.status, 413);
   const bigBatch = JSON.stringify(Array.from({ length: 1001 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_chainId' })));
