@@ -302,6 +302,27 @@ export class App {
     }
   }
 
+  /**
+   * Rolls the committed state back to `target` (the SC discards later versions on disk) and
+   * returns the app hash there. The SS keeps its later versions: re-executing block
+   * `target + 1` rewrites that version, so the SS may be at most one version ahead of the
+   * target; a deeper rollback is refused before anything changes.
+   */
+  async rollback(target: number): Promise<Uint8Array> {
+    this.#live();
+    await this.#executing;
+    const ssLatest = Number(this.#ss.latestVersion());
+    if (ssLatest > target + 1) {
+      throw new BlockOrderError(
+        `cannot roll back to height ${target}: the state store is at ${ssLatest} and keeps its versions, so it can be at ` +
+          `most one block ahead of the target; roll back a single block (--num-blocks 1), or restore from a state-sync snapshot`,
+      );
+    }
+    this.#pendingGenesis = undefined;
+    this.#genesisHash = undefined;
+    return (await this.#sc.rollback(target)).appHash;
+  }
+
   /** Waits for executing blocks, drains the SS and closes both stores. Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;

@@ -307,6 +307,42 @@ export class BlockStore {
     return hash;
   }
 
+  /**
+   * Deletes every block above `height` with its txs, receipts, logs and commit, in one synced
+   * write (rollback). Returns how many blocks went.
+   */
+  async truncateAbove(height: number): Promise<number> {
+    if (this.latest === undefined || height >= this.latest) return 0;
+    const ops: PlainKvOp[] = [];
+    let removed = 0;
+    for (let h = this.latest; h > height && h >= (this.earliest ?? 1); h--) {
+      const block = this.blockByHeight(h);
+      if (!block) throw new BlockStoreError(`block ${h} is missing from the block store; it cannot be rolled back`);
+      for (const raw of block.txs) {
+        const hashOfTx = txHash(raw);
+        ops.push({ key: key(P_TX, hashOfTx), value: null }, { key: key(P_RECEIPT, hashOfTx), value: null });
+      }
+      ops.push(
+        { key: heightKey(P_BLOCK, h), value: null },
+        { key: key(P_HASH, block.hash), value: null },
+        { key: heightKey(P_COMMIT, h), value: null },
+        { key: heightKey(P_LOGS, h), value: null },
+        { key: heightKey(P_BLOOM, h), value: null },
+      );
+      removed++;
+    }
+    const empty = this.earliest === undefined || height < this.earliest;
+    if (empty) {
+      ops.push({ key: META_LATEST, value: null }, { key: META_EARLIEST, value: null });
+    } else {
+      ops.push({ key: META_LATEST, value: uint64Be(height) });
+    }
+    await this.kv.write(ops, { sync: true });
+    this.latest = empty ? undefined : height;
+    if (empty) this.earliest = undefined;
+    return removed;
+  }
+
   /** The block at `height`, or undefined. */
   blockByHeight(height: number): StoredBlock | undefined {
     const encoded = this.kv.get(heightKey(P_BLOCK, height));

@@ -4,6 +4,7 @@
  */
 import { Builtins, Cli } from 'clipanion';
 import { InitCommand } from './commands/init.js';
+import { RollbackCommand } from './commands/rollback.js';
 import { StartCommand } from './commands/start.js';
 import { StatusCommand } from './commands/status.js';
 import { VERSION } from './version.js';
@@ -14,4 +15,5 @@ cli.register(Builtins.VersionCommand);
 cli.register(InitCommand);
 cli.register(StartCommand);
 cli.register(StatusCommand);
+cli.register(RollbackCommand);
 await cli.runExit(process.argv.slice(2));

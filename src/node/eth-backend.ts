@@ -200,6 +200,18 @@ export class NodeEthBackend implements EthBackend {
     return this.#block(this.store.blockByHash(hash));
   }
 
+  /** Counts the stored raw txs: no decoding, no sender recovery. Block 0 (genesis) has none. */
+  blockTransactionCount(height: number): number | null {
+    if (height === 0) return 0;
+    return this.store.blockByHeight(height)?.txs.length ?? null;
+  }
+
+  /** As blockTransactionCount, by hash (the zero hash names block 0). */
+  blockTransactionCountByHash(hash: Uint8Array): number | null {
+    if (Buffer.from(hash).equals(ZERO_HASH)) return 0;
+    return this.store.blockByHash(hash)?.txs.length ?? null;
+  }
+
   transactionByHash(hash: Uint8Array): LocatedTransaction | null {
     const located = this.store.txByHash(hash);
     if (located) {

@@ -55,6 +55,29 @@ function hex(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('hex');
 }
 
+/**
+ * Re-executes the stored blocks the state has not committed (after a rollback), as CometBFT's
+ * handshake replays them; each must reproduce the app hash the next stored header carries.
+ */
+async function replayStoredBlocks(app: App, store: BlockStore, logger: Logger): Promise<void> {
+  const stored = store.latestHeight() ?? 0;
+  for (let height = app.nextHeight(); height <= stored; height++) {
+    const block = store.blockByHeight(height);
+    if (!block) throw new NodeStartError(`stored block ${height} is missing; restore the node from a state-sync snapshot`);
+    if (app.height() === 0) await app.initChain();
+    const h = block.header;
+    const result = await app.executeBlock({ height, timeMs: h.timeMs, proposer: h.proposer, baseFee: h.baseFee, gasLimit: h.gasLimit }, block.txs);
+    const next = store.blockByHeight(height + 1);
+    if (next && !Buffer.from(next.header.appHash).equals(Buffer.from(result.appHash))) {
+      throw new NodeStartError(
+        `replaying block ${height} gave app hash ${hex(result.appHash).toUpperCase()} but block ${height + 1} carries ` +
+          `${hex(next.header.appHash).toUpperCase()} (wrong Block.Header.AppHash); compare state with \`stratadb dump-iavl\` and roll back further`,
+      );
+    }
+    logger.info('replayed stored block', { height, appHash: hex(result.appHash) });
+  }
+}
+
 /** One running node. */
 export class StrataNode {
   readonly #closers: Array<() => Promise<void>> = [];
@@ -98,12 +121,13 @@ export class StrataNode {
       const store = await BlockStore.open(paths.data);
       closers.unshift(() => store.close());
       const stored = store.latestHeight() ?? 0;
-      if (app.height() !== stored) {
+      if (app.height() > stored) {
         throw new NodeStartError(
           `the state is at height ${app.height()} but the block store at ${stored}; run \`stratad rollback --home ${paths.home}\` ` +
-            'to bring them back together',
+            'to bring the state back to the stored chain',
         );
       }
+      await replayStoredBlocks(app, store, logger);
       const mp = config.node.mempool;
       const mempool = new Mempool({
         size: mp.size,

@@ -50,11 +50,20 @@ export class BlockProducer {
 
   constructor(private readonly deps: ProducerDeps) {}
 
-  /** Produces one block now (serialised with the timer's blocks). */
+  /**
+   * Produces one block now (serialised with the timer's blocks). A failure halts production:
+   * the state may already hold the block the store does not, and the operator decides (a
+   * restart re-checks both; `stratad rollback` brings the state back).
+   */
   produce(): Promise<void> {
-    const next = this.#running.then(() => this.#produce());
+    const next = this.#running.then(() => (this.#stopped ? undefined : this.#produce()));
     this.#running = next.catch((error: unknown) => {
-      this.deps.logger.error('block production failed', { error: error instanceof Error ? error.message : String(error) });
+      this.#stopped = true;
+      if (this.#timer) clearTimeout(this.#timer);
+      this.deps.logger.error('block production halted', {
+        error: error instanceof Error ? error.message : String(error),
+        remedy: 'restart the node; if it reports the state ahead of the block store, run `stratad rollback`',
+      });
     });
     return next;
   }

@@ -216,6 +216,14 @@ export interface EthBackend {
   blockByNumber(height: number): MaybePromise<EthBlock | null>;
   /** A block by hash, or null when unknown. */
   blockByHash(hash: Uint8Array): MaybePromise<EthBlock | null>;
+  /**
+   * The number of transactions in the block at `height`, or null when the store does not have
+   * it. Optional: a backend that can count without decoding the block's transactions (and
+   * recovering their senders) provides it; without it the block is built and counted.
+   */
+  blockTransactionCount?(height: number): MaybePromise<number | null>;
+  /** As blockTransactionCount, for the block with `hash`. */
+  blockTransactionCountByHash?(hash: Uint8Array): MaybePromise<number | null>;
   /** A transaction by hash: mined (with position) or pending; null when unknown. */
   transactionByHash(hash: Uint8Array): MaybePromise<LocatedTransaction | null>;
   /** The receipt of a mined transaction, or null. */

@@ -187,12 +187,23 @@ export function createEthMethods(backend: EthBackend, options: EthMethodsOptions
     }),
     eth_getBlockTransactionCountByNumber: guarded(async (params) => {
       expectParams(params, 1);
-      const block = await blockBySelector(parseBlockNumber(params[0], 0));
+      const selector = parseBlockNumber(params[0], 0);
+      if (backend.blockTransactionCount) {
+        const height = tagHeight(selector);
+        const count = height === undefined ? null : await backend.blockTransactionCount(height);
+        return count === null ? null : quantity(count);
+      }
+      const block = await blockBySelector(selector);
       return block === null ? null : quantity(block.transactions.length);
     }),
     eth_getBlockTransactionCountByHash: guarded(async (params) => {
       expectParams(params, 1);
-      const block = await backend.blockByHash(parseHash(params[0], 0));
+      const hash = parseHash(params[0], 0);
+      if (backend.blockTransactionCountByHash) {
+        const count = await backend.blockTransactionCountByHash(hash);
+        return count === null ? null : quantity(count);
+      }
+      const block = await backend.blockByHash(hash);
       return block === null ? null : quantity(block.transactions.length);
     }),
     eth_getTransactionByHash: guarded(async (params) => {

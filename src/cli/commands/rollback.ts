@@ -1,0 +1,86 @@
+/**
+ * `stratad rollback [--home <dir>] [--num-blocks N] [--hard]`: brings a stopped node back from
+ * an app-hash mismatch. When the app and the block store are at the same height, the app goes
+ * back N blocks (default 1) and the stored blocks stay, so the next start re-executes them
+ * (as CometBFT's rollback does); `--hard` also removes them from the block store. When the
+ * app is ahead (a crash between the commit and the block's storing), it goes back to the
+ * block store's height. The state store keeps its later versions (re-executed blocks rewrite
+ * them).
+ */
+import { Command, Option } from 'clipanion';
+import { readFileSync } from 'node:fs';
+import { App, parseGenesisJson } from '../../app/index.js';
+import { BlockStore } from '../../chain/block-store.js';
+import { loadConfig } from '../../config/index.js';
+import { Logger } from '../../log/logger.js';
+import { defaultHome, homePaths } from '../../node/home.js';
+
+export class RollbackCommand extends Command {
+  static override paths = [['rollback']];
+  static override usage = Command.Usage({
+    description: 'roll a stopped node back from an app-hash mismatch (default: one block)',
+    examples: [['Roll back one block', 'stratad rollback'], ['Roll back the app of another home', 'stratad rollback --home /srv/node2']],
+  });
+
+  home = Option.String('--home', defaultHome(), { description: 'the node home (default ~/.strata)' });
+  numBlocks = Option.String('--num-blocks', '1', { description: 'blocks to roll back when app and block store agree' });
+  hard = Option.Boolean('--hard', false, { description: 'also remove the rolled-back blocks from the block store (a validator cannot sign them again)' });
+
+  override async execute(): Promise<number> {
+    const n = Number(this.numBlocks);
+    if (!Number.isSafeInteger(n) || n < 1) {
+      this.context.stderr.write(`--num-blocks must be a positive integer, got "${this.numBlocks}"\n`);
+      return 2;
+    }
+    const paths = homePaths(this.home);
+    const logger = new Logger({ level: 'warn' });
+    let app: App | undefined;
+    let store: BlockStore | undefined;
+    try {
+      const config = await loadConfig(paths.home);
+      const genesis = parseGenesisJson(readFileSync(paths.genesis, 'utf8'));
+      const ss = config.app.stateStore;
+      app = await App.open(
+        paths.data,
+        {
+          commit: { snapshotInterval: 0 },
+          ss: {
+            backend: ss.backend,
+            evmSsSplit: ss.evmSsSplit,
+            evmSsSeparateDbs: ss.evmSsSeparateDbs,
+            asyncWriteBuffer: ss.asyncWriteBuffer,
+            keepRecent: 0,
+            pruneIntervalSeconds: 0,
+          },
+        },
+        genesis,
+        logger,
+      );
+      store = await BlockStore.open(paths.data);
+      const appHeight = app.height();
+      const storeHeight = store.latestHeight() ?? 0;
+      const target = appHeight <= storeHeight ? appHeight - n : storeHeight;
+      if (target < 1) throw new Error(`cannot roll back below height 1 (app at ${appHeight}, block store at ${storeHeight})`);
+      if (appHeight > target) {
+        const hash = await app.rollback(target);
+        this.context.stdout.write(`Rolled back CMS to version ${target}\n`);
+        this.context.stdout.write(`Rolled back app state to height ${target} and hash ${Buffer.from(hash).toString('hex').toUpperCase()}\n`);
+      }
+      if (this.hard && storeHeight > target) {
+        const removed = await store.truncateAbove(target);
+        this.context.stdout.write(`Rolled back block store to height ${target} (${removed} block${removed === 1 ? '' : 's'} removed)\n`);
+      }
+      if (!this.hard && storeHeight > target) {
+        this.context.stdout.write(`The block store keeps blocks ${target + 1}..${storeHeight}; the next start re-executes them\n`);
+      }
+      this.context.stdout.write('WARNING: state store rollback skipped: the state store keeps its later versions; re-executed blocks rewrite them\n');
+      return 0;
+    } catch (error) {
+      this.context.stderr.write(`rollback failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 1;
+    } finally {
+      await store?.close().catch(() => undefined);
+      await app?.close().catch(() => undefined);
+    }
+  }
+}
