@@ -3,6 +3,7 @@
  * `stratad`: the Strata node binary.
  */
 import { Builtins, Cli } from 'clipanion';
+import { DebugDumpIavlCommand } from './commands/debug-dump-iavl.js';
 import { InitCommand } from './commands/init.js';
 import { RollbackCommand } from './commands/rollback.js';
 import { StartCommand } from './commands/start.js';
@@ -16,4 +17,5 @@ cli.register(InitCommand);
 cli.register(StartCommand);
 cli.register(StatusCommand);
 cli.register(RollbackCommand);
+cli.register(DebugDumpIavlCommand);
 await cli.runExit(process.argv.slice(2));

@@ -41,6 +41,11 @@ t.test('rollback moves a stopped node back one block and it carries on', async (
   await check.stop();
   t.ok(top >= latest);
 
+  // debug dump-iavl reads the same state commitment as stratadb dump-iavl.
+  const dumped = stratad(['debug', 'dump-iavl', String(top), '--home', home.home]);
+  t.equal(dumped.status, 0, dumped.stderr);
+  t.match(dumped.stdout, new RegExp(`Tree bank has version ${top} and root hash: [0-9A-F]{64}`));
+
   const rolled = stratad(['rollback', '--home', home.home]);
   t.equal(rolled.status, 0, rolled.stderr);
   t.match(rolled.stdout, new RegExp(`Rolled back CMS to version ${top - 1}`));
