@@ -2,7 +2,7 @@
  * genesis.json: the chain's starting point (ids, time, funded accounts, validators, params),
  * and the deterministic development accounts `stratad init` funds for local chains.
  */
-import { DEFAULT_CHAIN_PARAMS, parseGenesis, type ChainParams } from '../app/genesis.js';
+import { DEFAULT_CHAIN_PARAMS, parseGenesis, type ChainParams, type GenesisAccount } from '../app/genesis.js';
 import { readFileSync } from 'node:fs';
 import secp256k1 from 'secp256k1';
 import { writeFileDurably } from './durable-file.js';
@@ -17,10 +17,7 @@ export const DEV_ACCOUNT_BALANCE = 10_000n * 10n ** 18n;
 export const DEV_ACCOUNT_SEED = 'strata development accounts: test test test test test test test test test test test junk';
 
 /** A funded account: 0x address (lower case) and balance in wei as a decimal string. */
-export interface GenesisAccount {
-  address: string;
-  balance: string;
-}
+export type { GenesisAccount };
 
 /** A genesis validator in CometBFT's shape. */
 export interface GenesisValidator {
