@@ -1,0 +1,264 @@
+/**
+ * Turns @ethereumjs/evm's events (beforeMessage, step, afterMessage) into geth-style tracer
+ * hooks. The EVM has no events for calls refused before they start (depth, balance) nor for
+ * SELFDESTRUCT, and no opcode on a Message, so those are recovered from the `step` that
+ * issued them; a step's effects are only reported once the step is known to have run.
+ */
+import type { Common } from '@ethereumjs/common';
+import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
+import { Hardfork } from '@ethereumjs/common';
+
+import { gethVmError, type FailedStep } from './errors.js';
+import { memorySlice, wordAddress } from './hex.js';
+import type { FrameStart, FrameType, Hex, StateReader, TraceLog, Tracer } from './types.js';
+
+const CALL_STIPEND = 2300n;
+const MAX_CALL_DEPTH = 1024;
+
+const CALL_OPS: Record<number, FrameType> = {
+  0xf0: 'CREATE',
+  0xf1: 'CALL',
+  0xf2: 'CALLCODE',
+  0xf4: 'DELEGATECALL',
+  0xf5: 'CREATE2',
+  0xfa: 'STATICCALL',
+};
+const SELFDESTRUCT = 0xff;
+const RETURN = 0xf3;
+const LOG0 = 0xa0;
+const LOG4 = 0xa4;
+
+/** What a step will have done once it is known to have executed. */
+interface StepRecord {
+  op: number;
+  /** A frame to report if the call/create op produced no message (refused before starting). */
+  refusedCall: { frame: FrameStart; error: string } | undefined;
+  log: Omit<TraceLog, 'index'> | undefined;
+  selfdestruct: FrameStart | undefined;
+}
+
+interface OpenFrame {
+  depth: number;
+  address: Hex | undefined;
+  /** The transaction's log count when the frame began; restored if it fails. */
+  logMark: number;
+  input: Uint8Array;
+  isCreate: boolean;
+  /** What the frame's RETURN handed back (init code's runtime code for a creation). */
+  returned: Uint8Array | undefined;
+  /** The last step begun, which names the reason if the frame fails. */
+  lastStep: FailedStep | undefined;
+  /** Effects of the last step, not yet reported. */
+  pending: StepRecord | undefined;
+}
+
+/** The EVM fork facts the bridge depends on. */
+interface BridgeRules {
+  eip150: boolean;
+  sstoreSentry: boolean;
+  /** Frontier: a creation that cannot pay for its code still succeeds. */
+  frontier: boolean;
+}
+
+function rulesOf(common: Common): BridgeRules {
+  return {
+    eip150: common.gteHardfork(Hardfork.TangerineWhistle),
+    sstoreSentry: common.gteHardfork(Hardfork.Istanbul),
+    frontier: common.hardfork() === Hardfork.Chainstart,
+  };
+}
+
+/** Feeds one transaction's EVM events to a tracer; attach before runTx, detach after. */
+export class EvmTraceBridge {
+  private readonly frames: OpenFrame[] = [];
+  private readonly rules: BridgeRules;
+  private logCount = 0;
+  private failure: unknown;
+  private readonly listeners: Array<[string, (data: never, resolve: () => void) => void]>;
+
+  constructor(private readonly evm: EVM, private readonly tracer: Tracer, private readonly state: StateReader) {
+    this.rules = rulesOf(evm.common);
+    this.listeners = [
+      ['beforeMessage', this.guard((m: Message) => this.enter(m))],
+      ['step', this.guard((s: InterpreterStep) => this.step(s))],
+      ['afterMessage', this.guard((r: EVMResult) => this.exit(r))],
+    ];
+  }
+
+  /** Starts listening to the EVM. */
+  attach(): void {
+    for (const [topic, listener] of this.listeners) this.evm.events.on(topic as 'step', listener as never);
+  }
+
+  /** Stops listening; throws the first error a tracer hook raised. */
+  detach(): void {
+    for (const [topic, listener] of this.listeners) this.evm.events.off(topic as 'step', listener as never);
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  /** A two-argument listener (so the EVM awaits it) that records instead of throwing. */
+  private guard<T>(handler: (data: T) => void | Promise<void>): (data: never, resolve: () => void) => void {
+    return (data, resolve) => {
+      if (this.failure !== undefined) return resolve();
+      Promise.resolve()
+        .then(() => handler(data as T))
+        .catch((error: unknown) => {
+          this.failure ??= error;
+        })
+        .finally(resolve);
+    };
+  }
+
+  private enter(message: Message): void {
+    const parent = this.frames[this.frames.length - 1];
+    let type: FrameType;
+    let from: Hex;
+    if (message.depth === 0 || parent === undefined) {
+      type = message.to === undefined ? 'CREATE' : 'CALL';
+      from = message.caller.toString() as Hex;
+    } else {
+      const record = parent.pending;
+      type = (record && CALL_OPS[record.op]) ?? (message.to === undefined ? 'CREATE' : 'CALL');
+      if (record) record.refusedCall = undefined;
+      from = parent.address ?? (message.caller.toString() as Hex);
+    }
+    const codeCall = type === 'CALLCODE' || type === 'DELEGATECALL';
+    const to = message.to === undefined ? undefined : ((codeCall ? message.codeAddress : message.to).toString() as Hex);
+    // The EVM hands out views of caller memory, which later steps overwrite.
+    const input = message.data.slice();
+    this.frames.push({ depth: message.depth, address: message.to?.toString() as Hex | undefined, logMark: this.logCount, input, isCreate: type === 'CREATE' || type === 'CREATE2', returned: undefined, lastStep: undefined, pending: undefined });
+    this.tracer.onEnter?.({
+      depth: message.depth,
+      type,
+      from,
+      to,
+      input,
+      gas: message.gasLimit,
+      value: type === 'STATICCALL' ? undefined : message.value,
+    });
+  }
+
+  private async step(event: InterpreterStep): Promise<void> {
+    const frame = this.frames[this.frames.length - 1];
+    if (frame === undefined) return;
+    this.settle(frame, true);
+    const address = event.address.toString() as Hex;
+    frame.address = address;
+    const op = event.opcode.code;
+    const cost = event.opcode.dynamicFee ?? BigInt(event.opcode.fee);
+    await this.tracer.onOpcode?.({
+      pc: event.pc,
+      op,
+      opName: event.opcode.name,
+      gas: event.gasLeft,
+      cost,
+      depth: event.depth,
+      stack: event.stack,
+      memory: event.memory,
+      address,
+      state: this.state,
+    });
+    frame.lastStep = { op, opName: event.opcode.name, gas: event.gasLeft, cost, stackLength: event.stack.length };
+    if (op === RETURN && frame.isCreate) {
+      const top = (i: number): bigint => event.stack[event.stack.length - 1 - i] ?? 0n;
+      frame.returned = memorySlice(event.memory, top(0), top(1));
+    }
+    const record: StepRecord = {
+      op,
+      refusedCall: undefined,
+      log: undefined,
+      selfdestruct: undefined,
+    };
+    const type = CALL_OPS[op];
+    if (type !== undefined) record.refusedCall = this.refusedCall(type, event, address, cost);
+    else if (op >= LOG0 && op <= LOG4) record.log = this.logOf(op - LOG0, event, address);
+    else if (op === SELFDESTRUCT) record.selfdestruct = await this.selfdestructOf(event, address);
+    frame.pending = record;
+  }
+
+  private exit(result: EVMResult): void {
+    const frame = this.frames.pop();
+    if (frame === undefined) return;
+    let reason = result.execResult.exceptionError?.error;
+    let output: Uint8Array = result.execResult.returnValue.slice();
+    if (frame.isCreate && frame.lastStep?.op === RETURN && reason === 'out of gas' && frame.lastStep.gas >= frame.lastStep.cost) {
+      // RETURN itself was paid for, so what ran out was the code deposit.
+      reason = 'code store out of gas';
+    }
+    if (reason === 'code store out of gas' && this.rules.frontier) {
+      // Frontier keeps the creation (without code) and geth shows the code it returned.
+      reason = undefined;
+      output = frame.returned ?? output;
+    }
+    this.settle(frame, reason === undefined);
+    const error = reason === undefined ? undefined : gethVmError(reason, frame.lastStep, this.rules.sstoreSentry, frame.input);
+    if (error !== undefined) this.logCount = frame.logMark;
+    this.tracer.onExit?.({
+      depth: frame.depth,
+      output,
+      gasUsed: result.execResult.executionGasUsed,
+      error,
+      reverted: reason === 'revert',
+      createdAddress: result.createdAddress?.toString() as Hex | undefined,
+    });
+  }
+
+  /** Reports what the frame's last step did, or drops it when the step turned out to fail. */
+  private settle(frame: OpenFrame, executed: boolean): void {
+    const record = frame.pending;
+    frame.pending = undefined;
+    if (record === undefined || !executed) return;
+    if (record.refusedCall !== undefined) {
+      const { frame: start, error } = record.refusedCall;
+      this.tracer.onEnter?.(start);
+      this.tracer.onExit?.({ depth: start.depth, output: new Uint8Array(), gasUsed: 0n, error, reverted: false, createdAddress: undefined });
+    }
+    if (record.log !== undefined) this.tracer.onLog?.({ ...record.log, index: this.logCount++ });
+    if (record.selfdestruct !== undefined) {
+      const start = record.selfdestruct;
+      this.tracer.onEnter?.(start);
+      this.tracer.onExit?.({ depth: start.depth, output: new Uint8Array(), gasUsed: 0n, error: undefined, reverted: false, createdAddress: undefined });
+    }
+  }
+
+  /** The frame geth reports if this call/create is refused before it starts. */
+  private refusedCall(type: FrameType, event: InterpreterStep, from: Hex, cost: bigint): StepRecord['refusedCall'] {
+    const stack = event.stack;
+    const top = (i: number): bigint => stack[stack.length - 1 - i] ?? 0n;
+    const available = event.gasLeft - cost;
+    const allButOne64th = available - available / 64n;
+    const depth = event.depth + 1;
+    const error = depth > MAX_CALL_DEPTH ? 'max call depth exceeded' : 'insufficient balance for transfer';
+    if (type === 'CREATE' || type === 'CREATE2') {
+      const input = memorySlice(event.memory, top(1), top(2));
+      const gas = this.rules.eip150 ? allButOne64th : available;
+      return { frame: { depth, type, from, to: undefined, input, gas, value: top(0) }, error };
+    }
+    const hasValue = type === 'CALL' || type === 'CALLCODE';
+    const args = hasValue ? 3 : 2;
+    const requested = top(0);
+    let gas = this.rules.eip150 && requested > allButOne64th ? allButOne64th : requested;
+    const value = hasValue ? top(2) : undefined;
+    if (value !== undefined && value > 0n) gas += CALL_STIPEND;
+    const input = memorySlice(event.memory, top(args), top(args + 1));
+    return {
+      frame: { depth, type, from, to: wordAddress(top(1)), input, gas, value: type === 'STATICCALL' ? undefined : (value ?? 0n) },
+      error,
+    };
+  }
+
+  private logOf(topicCount: number, event: InterpreterStep, address: Hex): Omit<TraceLog, 'index'> {
+    const stack = event.stack;
+    const top = (i: number): bigint => stack[stack.length - 1 - i] ?? 0n;
+    const topics: Hex[] = [];
+    for (let i = 0; i < topicCount; i++) topics.push(`0x${top(2 + i).toString(16).padStart(64, '0')}`);
+    return { depth: event.depth, address, topics, data: memorySlice(event.memory, top(0), top(1)) };
+  }
+
+  private async selfdestructOf(event: InterpreterStep, address: Hex): Promise<FrameStart> {
+    const beneficiary = wordAddress(event.stack[event.stack.length - 1] ?? 0n);
+    const balance = await this.state.balance(address);
+    return { depth: event.depth + 1, type: 'SELFDESTRUCT', from: address, to: beneficiary, input: new Uint8Array(), gas: 0n, value: balance };
+  }
+}
+
