@@ -10,6 +10,7 @@ import { runTx, type RunTxResult } from '@ethereumjs/vm';
 
 import { evmBlock, type BlockContext } from './block-context.js';
 import { createChainVM } from './executor.js';
+import { revertReason } from './revert-reason.js';
 import { OverlayStateManager, type StateView } from './state-manager.js';
 
 /** The call object of eth_call / eth_estimateGas. */
@@ -75,42 +76,10 @@ export class CallFailedError extends CallError {
   }
 }
 
-const ERROR_SELECTOR = '08c379a0';
-const PANIC_SELECTOR = '4e487b71';
 const CALL_STIPEND = 2300n;
 const TX_GAS = 21_000n;
 const ESTIMATE_ERROR_RATIO = 0.015;
 
-const PANIC_REASONS: Record<number, string> = {
-  0x01: 'assert(false)',
-  0x11: 'arithmetic underflow or overflow',
-  0x12: 'division or modulo by zero',
-  0x21: 'enum overflow',
-  0x22: 'invalid encoded storage byte array accessed',
-  0x31: 'out-of-bounds array access; popping on an empty array',
-  0x32: 'out-of-bounds access of an array or bytesN',
-  0x41: 'out of memory',
-  0x51: 'uninitialized function',
-};
-
-/** The reason in revert data: an `Error(string)` message or a described `Panic(uint256)`. */
-export function decodeRevertReason(data: Uint8Array): string | undefined {
-  if (data.length < 4) return undefined;
-  const buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  const selector = buf.subarray(0, 4).toString('hex');
-  if (selector === PANIC_SELECTOR && buf.length === 36) {
-    const code = BigInt(`0x${buf.subarray(4).toString('hex')}`);
-    const known = code < 256n ? PANIC_REASONS[Number(code)] : undefined;
-    return known ?? `unknown panic code: 0x${code.toString(16)}`;
-  }
-  if (selector !== ERROR_SELECTOR || buf.length < 68) return undefined;
-  const offset = BigInt(`0x${buf.subarray(4, 36).toString('hex')}`);
-  if (offset + 32n > BigInt(buf.length - 4)) return undefined;
-  const start = 4 + Number(offset);
-  const length = BigInt(`0x${buf.subarray(start, start + 32).toString('hex')}`);
-  if (BigInt(start + 32) + length > BigInt(buf.length)) return undefined;
-  return buf.subarray(start + 32, start + 32 + Number(length)).toString('utf8');
-}
 
 /** Applies overrides to a fresh overlay; `state` hides every stored slot of the account. */
 async function applyOverrides(state: OverlayStateManager, overrides: StateOverrides): Promise<void> {
@@ -226,7 +195,7 @@ async function attempt(env: CallEnvironment, request: CallRequest, overrides: St
 
 function revertError(result: RunTxResult): CallRevertedError {
   const data = result.execResult.returnValue;
-  return new CallRevertedError(data, decodeRevertReason(data));
+  return new CallRevertedError(data, revertReason(data));
 }
 
 /** eth_call: the return data of the message, or a typed error (revert → code 3 with data). */

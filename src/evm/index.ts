@@ -8,3 +8,4 @@ export * from './executor.js';
 export * from './keys.js';
 export * from './state-manager.js';
 export * from './validate.js';
+export { revertReason } from './revert-reason.js';

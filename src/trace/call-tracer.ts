@@ -1,6 +1,6 @@
 /** geth's `callTracer`: the tree of call frames, optionally with logs (`withLog`) or only the top frame. */
 import { bytesHex, quantity } from './hex.js';
-import { revertReason } from './revert-reason.js';
+import { revertReason } from '../evm/revert-reason.js';
 import { booleanOption, type TracerConfig } from './config.js';
 import type { FrameEnd, FrameStart, FrameType, Hex, JsonValue, TraceLog, Tracer, TxEnd, TxStart } from './types.js';
 

@@ -10,7 +10,6 @@ export * from './mux-tracer.js';
 export * from './noop-tracer.js';
 export * from './prestate-tracer.js';
 export * from './registry.js';
-export * from './revert-reason.js';
 export * from './state-reader.js';
 export * from './trace-tx.js';
 export * from './types.js';

@@ -1,4 +1,4 @@
-/** geth's decoding of revert data into a reason (`Error(string)` and `Panic(uint256)`). */
+/** geth's decoding of revert data into a reason (`Error(string)` and `Panic(uint256)`), shared by eth_call, the tracers and the RPC errors. */
 
 const ERROR_SELECTOR = '08c379a0';
 const PANIC_SELECTOR = '4e487b71';
