@@ -19,7 +19,11 @@ import { createChainCommon } from '../evm/common.js';
 import { TxRejectedError } from '../evm/errors.js';
 import { executeBlockTxs, type ExecutedTx, type SkippedTx } from '../evm/executor.js';
 import { BANK_STORE, EVM_STORE, balanceKey, codeHashKey, codeKey, decodeUint, nonceKey, storageKey } from '../evm/keys.js';
-import type { StateView } from '../evm/state-manager.js';
+import { OverlayStateManager, type StateView } from '../evm/state-manager.js';
+import { createChainVM } from '../evm/executor.js';
+import { evmBlock } from '../evm/block-context.js';
+import { traceTransaction, type JsonValue, type Tracer } from '../trace/index.js';
+import { runTx } from '@ethereumjs/vm';
 import { checkTx, decodeTx } from '../evm/validate.js';
 import { mergeChangesets } from './changesets.js';
 import { AppClosedError, BlockOrderError, HeightNotCommittedError, HeightPrunedError } from './errors.js';
@@ -300,6 +304,39 @@ export class App {
       if (error instanceof TxRejectedError) return { ok: false, error };
       throw error;
     }
+  }
+
+  /**
+   * Re-executes the transactions of block `header.height` on the state of its parent (SS for
+   * older heights, so the EVM SS when split) and traces those `tracerFor` returns a tracer for,
+   * up to `lastIndex`. Throws HeightPrunedError when the parent state is gone.
+   */
+  async traceBlock(
+    header: BlockHeaderInput & { blockHash: Uint8Array },
+    rawTxs: readonly Uint8Array[],
+    tracerFor: (index: number) => Tracer | undefined,
+    lastIndex = rawTxs.length - 1,
+  ): Promise<Array<{ txHash: Uint8Array; result: JsonValue }>> {
+    const view = this.viewAt(header.height - 1);
+    const state = new OverlayStateManager(view);
+    const vm = await createChainVM(this.common, state);
+    const block = evmBlock(this.common, header);
+    const traced: Array<{ txHash: Uint8Array; result: JsonValue }> = [];
+    let gasUsed = 0n;
+    for (let index = 0; index <= lastIndex && index < rawTxs.length; index++) {
+      const decoded = decodeTx(rawTxs[index]!, this.common);
+      const tracer = tracerFor(index);
+      const options = { blockGasUsed: gasUsed, skipHardForkValidation: true };
+      if (tracer) {
+        const place = { blockHash: `0x${Buffer.from(header.blockHash).toString('hex')}` as const, txIndex: index, txHash: `0x${Buffer.from(decoded.hash).toString('hex')}` as const };
+        const { result, run } = await traceTransaction(vm, decoded.tx, block, tracer, options, place);
+        gasUsed += run.totalGasSpent;
+        traced.push({ txHash: decoded.hash, result });
+      } else {
+        gasUsed += (await runTx(vm, { tx: decoded.tx, block, ...options })).totalGasSpent;
+      }
+    }
+    return traced;
   }
 
   /**

@@ -14,11 +14,13 @@ import { loadConfig, type LoadedConfig } from '../config/index.js';
 import { VERSION } from '../cli/version.js';
 import { Logger } from '../log/logger.js';
 import { registerConsensusRoutes, registerMetricsRoute } from '../rpc/consensus/index.js';
+import { createDebugMethods } from '../rpc/debug/index.js';
 import { createEthMethods } from '../rpc/eth/index.js';
 import { Dispatcher, serveJsonRpc } from '../rpc/jsonrpc/index.js';
 import { createHttpTransport, type HttpTransport } from '../rpc/transport/index.js';
 import type { StateStoreConfig } from '../store/index.js';
 import { NodeConsensusBackend } from './consensus-backend.js';
+import { NodeDebugBackend } from './debug-backend.js';
 import { NodeEthBackend } from './eth-backend.js';
 import { homePaths, type HomePaths } from './home.js';
 import { BlockProducer } from './producer.js';
@@ -162,7 +164,8 @@ export class StrataNode {
 
       const eth = new NodeEthBackend(app, store, mempool);
       const rpc = createEthMethods(eth, { maxLogBlockRange: config.app.evm.maxLogBlockRange, version: VERSION, logger });
-      const dispatcher = new Dispatcher(rpc.methods, {
+      const methods = { ...rpc.methods, ...createDebugMethods(new NodeDebugBackend(app, store)) };
+      const dispatcher = new Dispatcher(methods, {
         maxBatchSize: config.app.evm.maxBatchSize,
         maxInFlight: config.app.evm.maxConcurrentRequests,
         logger,

@@ -13,3 +13,4 @@ export * from './registry.js';
 export * from './state-reader.js';
 export * from './trace-tx.js';
 export * from './types.js';
+export { StructLogger, type StructLoggerConfig } from './struct-logger.js';

@@ -90,6 +90,20 @@ t.test('a node serves viem and cast, survives bad input and a restart', async (t
     'a failing call reports the revert',
   );
 
+  // Tracing on the real node: the block is re-executed on its parent's state from the SS.
+  const callTrace = (await rawRpc(home.http, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'debug_traceTransaction', params: [transferHash, { tracer: 'callTracer' }] }))).json as { result: { type: string; to: string; from: string; gasUsed: string; output: string } };
+  t.match(callTrace.result, { type: 'CALL', to: tokenAddress.toLowerCase(), from: account.address.toLowerCase() }, 'callTracer frame of the token transfer');
+  t.equal(callTrace.result.output, `0x${'0'.repeat(63)}1`, 'transfer returned true');
+  const structTrace = (await rawRpc(home.http, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'debug_traceTransaction', params: [transferHash, {}] }))).json as { result: { gas: number; failed: boolean; structLogs: Array<{ op: string; depth: number }> } };
+  t.equal(structTrace.result.gas, Number(transferReceipt.gasUsed), 'struct logger gas is the receipt gas');
+  t.equal(structTrace.result.failed, false);
+  t.ok(structTrace.result.structLogs.some((l) => l.op === 'SSTORE'), 'the struct logger saw the balance writes');
+  const blockTrace = (await rawRpc(home.http, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'debug_traceBlockByNumber', params: [`0x${transferReceipt.blockNumber.toString(16)}`, { tracer: 'callTracer' }] }))).json as { result: Array<{ txHash: string }> };
+  t.ok(blockTrace.result.some((e) => e.txHash === transferHash), 'debug_traceBlockByNumber lists the transaction');
+  t.ok(Array.isArray(((await rawRpc(home.http, '{"jsonrpc":"2.0","id":1,"method":"debug_traceBlockByNumber","params":["latest",{}]}')).json as { result: unknown }).result), 'the operator check: traceBlockByNumber latest');
+  t.match((await rawRpc(home.http, '{"jsonrpc":"2.0","id":1,"method":"debug_traceTransaction","params":["0x' + '11'.repeat(32) + '",{"tracer":"callTracer"}]}')).json, { error: { message: 'transaction not found' } });
+  t.match((await rawRpc(home.http, '{"jsonrpc":"2.0","id":1,"method":"debug_traceBlockByNumber","params":["0x0",{}]}')).json, { error: { message: 'genesis is not traceable' } });
+
   // newHeads over WebSocket.
   const wsClient = createPublicClient({ chain, transport: webSocket() });
   const heads = await new Promise<bigint[]>((resolve, reject) => {

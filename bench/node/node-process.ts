@@ -1,0 +1,162 @@
+/**
+ * A `stratad` node for the benchmark: a home made by `stratad init` (built CLI in dist) with
+ * free loopback ports, the chosen block interval and a mempool large enough for the whole
+ * transfer burst, and a started node that is stopped with SIGTERM (SIGKILL if it lingers).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { Duration, loadConfig, renderAppToml, renderConfigToml } from '../../src/config/index.js';
+
+/** The repository root (this file runs from dist/bench/node). */
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const STRATAD = join(ROOT, 'dist', 'src', 'cli', 'stratad.js');
+
+/** A free TCP port on 127.0.0.1 (bound, then released). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** What the benchmark's node home looks like. */
+export interface NodeHomeOptions {
+  /** Development accounts funded at genesis. */
+  devAccounts: number;
+  /** `timeout_commit`: the pause between blocks. */
+  blockMs: number;
+  /** Mempool capacity, in txs. */
+  mempoolSize: number;
+  /** EVM chain id. */
+  evmChainId: number;
+}
+
+/** A node home and the EVM HTTP port its config names. */
+export interface NodeHome {
+  home: string;
+  httpPort: number;
+  /** Deletes the home. */
+  remove: () => void;
+}
+
+/** Thrown when `stratad` cannot be initialised or started; the message carries its output. */
+export class NodeProcessError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NodeProcessError';
+  }
+}
+
+/** `stratad init` into a fresh temp home, then loopback ports, block interval and mempool size. */
+export async function initNodeHome(options: NodeHomeOptions): Promise<NodeHome> {
+  const home = mkdtempSync(join(tmpdir(), 'strata-bench-node-'));
+  const remove = () => rmSync(home, { recursive: true, force: true });
+  try {
+    const init = spawnSync(
+      process.execPath,
+      [STRATAD, 'init', '--chain-id', 'strata-bench-1', 'bench-node', '--home', home,
+        '--dev-accounts', String(options.devAccounts), '--evm-chain-id', String(options.evmChainId)],
+      { cwd: ROOT, encoding: 'utf8', timeout: 120_000 },
+    );
+    if (init.status !== 0) throw new NodeProcessError(`stratad init failed (${init.status}): ${init.stderr}`);
+    const [http, ws, rpc, metrics] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const config = await loadConfig(home);
+    const app = { ...config.app, evm: { ...config.app.evm, httpAddress: '127.0.0.1', httpPort: http, wsPort: ws } };
+    const node = {
+      ...config.node,
+      logLevel: 'warn' as typeof config.node.logLevel,
+      rpc: { ...config.node.rpc, laddr: { protocol: 'tcp' as const, host: '127.0.0.1', port: rpc } },
+      instrumentation: { ...config.node.instrumentation, prometheusListenAddr: { host: '127.0.0.1', port: metrics } },
+      consensus: { ...config.node.consensus, timeoutCommit: Duration.fromMilliseconds(options.blockMs) },
+      mempool: { ...config.node.mempool, size: options.mempoolSize },
+    };
+    writeFileSync(join(home, 'config', 'app.toml'), renderAppToml(app));
+    writeFileSync(join(home, 'config', 'config.toml'), renderConfigToml(node));
+    return { home, httpPort: http, remove };
+  } catch (error) {
+    remove();
+    throw error;
+  }
+}
+
+/** A running benchmark process (node or Anvil). */
+export interface RunningProcess {
+  readonly pid: number;
+  readonly port: number;
+  /** Its stdout and stderr so far (the tail, for error messages). */
+  output: () => string;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited. Idempotent. */
+  stop: (graceMs?: number) => Promise<void>;
+}
+
+/** Wraps a child process: output capture and a stop that always ends it. */
+export function supervise(child: ChildProcess, port: number): RunningProcess {
+  let output = '';
+  const keep = (chunk: string) => {
+    output = (output + chunk).slice(-20_000);
+  };
+  child.stdout?.setEncoding('utf8').on('data', keep);
+  child.stderr?.setEncoding('utf8').on('data', keep);
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+  const stop = async (graceMs = 15_000): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(killer);
+    }
+  };
+  return { pid: child.pid ?? 0, port, output: () => output, stop };
+}
+
+/** Resolves once `port` answers `eth_blockNumber`, or throws if the process exits first or after `timeoutMs`. */
+export async function waitForRpc(child: ChildProcess, port: number, output: () => string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new NodeProcessError(`process exited early (${child.exitCode}): ${output()}`);
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}',
+      });
+      if (r.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new NodeProcessError(`no JSON-RPC answer on port ${port} after ${timeoutMs} ms: ${output()}`);
+}
+
+/**
+ * Starts `stratad start --home` and waits until its EVM RPC answers. `nodeArgs` go to the
+ * Node.js runtime (e.g. `--cpu-prof`).
+ */
+export async function startNode(home: NodeHome, nodeArgs: readonly string[] = []): Promise<RunningProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, STRATAD, 'start', '--home', home.home], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const running = supervise(child, home.httpPort);
+  try {
+    await waitForRpc(child, home.httpPort, running.output);
+  } catch (error) {
+    await running.stop(2_000);
+    throw error;
+  }
+  return running;
+}

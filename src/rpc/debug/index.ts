@@ -1,0 +1,2 @@
+/** The debug_ tracing namespace. */
+export { createDebugMethods, parseTraceConfig, type BlockTraceEntry, type DebugBackend, type TraceOptions } from './methods.js';

@@ -1,0 +1,122 @@
+/**
+ * The debug_ tracing methods: debug_traceTransaction, debug_traceBlockByNumber and
+ * debug_traceBlockByHash with the struct logger (no tracer) and the named tracers
+ * (callTracer, flatCallTracer, prestateTracer, 4byteTracer, muxTracer, noopTracer).
+ * Parameters and errors follow geth's (../shared/reference/tracing-digest.md). JavaScript
+ * tracers are not served yet.
+ */
+import { parseDuration, DurationSyntaxError } from '../../config/index.js';
+import type { JsonValue, StructLoggerConfig } from '../../trace/index.js';
+import { RpcError, expectParams, type MethodTable } from '../jsonrpc/index.js';
+import { parseBlockNumber, parseHash } from '../eth/params.js';
+
+/** What a trace request asks for. */
+export interface TraceOptions {
+  /** A tracer name; undefined for the struct logger. */
+  readonly tracer: string | undefined;
+  /** The struct logger's options (top-level keys of the config). */
+  readonly structLogger: StructLoggerConfig;
+  readonly tracerConfig: JsonValue | undefined;
+  /** Per-transaction deadline (geth's `timeout`, default 5 s). */
+  readonly timeoutMs: number;
+}
+
+/** One traced transaction of a block. */
+export interface BlockTraceEntry {
+  readonly txHash: Uint8Array;
+  readonly result: JsonValue;
+}
+
+/** The node's side of tracing. Errors it throws with a message go to the client as -32000. */
+export interface DebugBackend {
+  /** Latest stored height (for tags). */
+  latestHeight(): number;
+  /** The trace of one transaction, or undefined when the hash is unknown. */
+  traceTransaction(hash: Uint8Array, options: TraceOptions): Promise<JsonValue | undefined>;
+  /** Traces of every transaction of the block at `height`, or undefined when there is none. */
+  traceBlockByNumber(height: number, options: TraceOptions): Promise<BlockTraceEntry[] | undefined>;
+  /** Traces of every transaction of the block with `hash`, or undefined when there is none. */
+  traceBlockByHash(hash: Uint8Array, options: TraceOptions): Promise<BlockTraceEntry[] | undefined>;
+}
+
+const DEFAULT_TIMEOUT_MS = 5_000;
+
+function hex(bytes: Uint8Array): string {
+  return `0x${Buffer.from(bytes).toString('hex')}`;
+}
+
+/** Reads geth's TraceConfig (keys matched case-insensitively, unknown keys ignored). */
+export function parseTraceConfig(value: unknown, index: number): TraceOptions {
+  if (value !== undefined && value !== null && (typeof value !== 'object' || Array.isArray(value))) {
+    throw RpcError.invalidParams(`invalid argument ${index}: json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of type tracers.TraceConfig`);
+  }
+  const fields = new Map(Object.entries((value as Record<string, unknown> | null) ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  const tracer = fields.get('tracer') ?? undefined;
+  if (tracer !== undefined && typeof tracer !== 'string') {
+    throw RpcError.invalidParams(`invalid argument ${index}: json: cannot unmarshal ${typeof tracer} into Go struct field TraceConfig.tracer of type string`);
+  }
+  let timeoutMs = DEFAULT_TIMEOUT_MS;
+  const timeout = fields.get('timeout');
+  if (timeout !== undefined && timeout !== null) {
+    try {
+      timeoutMs = Number(parseDuration(String(timeout))) / 1e6;
+    } catch (error) {
+      if (error instanceof DurationSyntaxError) throw RpcError.server(`time: invalid duration "${String(timeout)}"`);
+      throw error;
+    }
+  }
+  const flag = (key: string): boolean => fields.get(key.toLowerCase()) === true;
+  const limit = fields.get('limit');
+  return {
+    tracer,
+    structLogger: {
+      disableStack: flag('disableStack'),
+      disableStorage: flag('disableStorage'),
+      enableMemory: flag('enableMemory'),
+      limit: typeof limit === 'number' && limit > 0 ? limit : 0,
+    },
+    tracerConfig: fields.get('tracerconfig') as JsonValue | undefined,
+    timeoutMs,
+  };
+}
+
+function entries(traces: BlockTraceEntry[]): Array<{ txHash: string; result: JsonValue }> {
+  return traces.map((t) => ({ txHash: hex(t.txHash), result: t.result }));
+}
+
+/** The debug_ method table over `backend`. */
+export function createDebugMethods(backend: DebugBackend): MethodTable {
+  return {
+    debug_traceTransaction: async (params) => {
+      expectParams(params, 1, 2);
+      const hash = parseHash(params[0], 0);
+      const result = await backend.traceTransaction(hash, parseTraceConfig(params[1], 1));
+      if (result === undefined) throw RpcError.server('transaction not found');
+      return result;
+    },
+    debug_traceBlockByNumber: async (params) => {
+      expectParams(params, 1, 2);
+      const selector = parseBlockNumber(params[0], 0);
+      const options = parseTraceConfig(params[1], 1);
+      let height: number;
+      if (selector.kind === 'number') {
+        height = selector.number;
+      } else if (selector.tag === 'pending') {
+        throw RpcError.server('pending block is not available');
+      } else {
+        height = selector.tag === 'earliest' ? 0 : backend.latestHeight();
+      }
+      if (height === 0) throw RpcError.server('genesis is not traceable');
+      const traces = await backend.traceBlockByNumber(height, options);
+      if (traces === undefined) throw RpcError.server(`block #${height} not found`);
+      return entries(traces);
+    },
+    debug_traceBlockByHash: async (params) => {
+      expectParams(params, 1, 2);
+      const hash = parseHash(params[0], 0);
+      const traces = await backend.traceBlockByHash(hash, parseTraceConfig(params[1], 1));
+      if (traces === undefined) throw RpcError.server(`block ${hex(hash)} not found`);
+      return entries(traces);
+    },
+  };
+}
