@@ -428,8 +428,10 @@ for (const kind of TRANSPORTS) {
         if (accepted % 50 === 0) await delay(1);
       }
       t.ok(accepted < 10_000, `refused after ${accepted} messages`);
-      t.ok(await eventually(() => !connection.isOpen), 'and closed');
+      t.ok(await eventually(() => !connection.isOpen, 20_000), 'and closed');
       t.equal(connection.send(message), false);
+      // The paused client cannot finish a close handshake; drop it so the server's close ends.
+      ws.terminate();
     });
 
     t.test('WebSocket upgrades on a path without an endpoint get 404', async (t) => {
