@@ -243,6 +243,16 @@ export class App {
     };
   }
 
+  /** The balance of `address` at `height` (one read, for eth_getBalance). */
+  getBalance(address: Uint8Array, height: HeightRef): bigint {
+    return decodeUint(this.viewAt(height).get(BANK_STORE, balanceKey(address)));
+  }
+
+  /** The nonce of `address` at `height` (one read, for eth_getTransactionCount). */
+  getNonce(address: Uint8Array, height: HeightRef): bigint {
+    return decodeUint(this.viewAt(height).get(EVM_STORE, nonceKey(address)));
+  }
+
   /** The code of `address` at `height` (empty without code). */
   getCode(address: Uint8Array, height: HeightRef): Uint8Array {
     return this.viewAt(height).get(EVM_STORE, codeKey(address)) ?? new Uint8Array();

@@ -273,16 +273,16 @@ export class NodeEthBackend implements EthBackend {
   }
 
   getBalance(address: Uint8Array, height: number): bigint {
-    return this.#state(() => this.app.getAccount(address, this.#stateHeight(height)).balance);
+    return this.#state(() => this.app.getBalance(address, this.#stateHeight(height)));
   }
 
   getNonce(address: Uint8Array, height: number): bigint {
-    return this.#state(() => this.app.getAccount(address, this.#stateHeight(height)).nonce);
+    return this.#state(() => this.app.getNonce(address, this.#stateHeight(height)));
   }
 
   getPendingNonce(address: Uint8Array): bigint {
     const sender = `0x${Buffer.from(address).toString('hex')}`;
-    const committed = this.app.getAccount(address, 'latest').nonce;
+    const committed = this.app.getNonce(address, 'latest');
     const pending = this.mempool.pendingNonce(sender);
     return pending > committed ? pending : committed;
   }

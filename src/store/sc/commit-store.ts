@@ -94,8 +94,12 @@ function callSync<T>(fn: () => T): T {
 /** The SC store of one node home. */
 export class CommitStore {
   private closed = false;
+  /** The last committed version, kept here: reads ask for it on every call. */
+  #version: number;
 
-  private constructor(private readonly store: NativeCommitStore) {}
+  private constructor(private readonly store: NativeCommitStore) {
+    this.#version = store.last().version;
+  }
 
   /** Opens (or creates) `data/committer.db` and `data/flatkv` under `dataDir`. */
   static async open(dataDir: string, options: CommitStoreOptions = {}): Promise<CommitStore> {
@@ -121,7 +125,9 @@ export class CommitStore {
 
   /** Commits the staged changes durably as the next version. */
   async commit(): Promise<CommitInfo> {
-    return toCommitInfo(await call(() => this.native.commit()));
+    const info = toCommitInfo(await call(() => this.native.commit()));
+    this.#version = info.version;
+    return info;
   }
 
   /** The last commit (version 0 with no stores before the first). */
@@ -131,7 +137,8 @@ export class CommitStore {
 
   /** The last committed version. */
   version(): number {
-    return this.lastCommitInfo().version;
+    if (this.closed) throw new StoreClosedError('the commit store is closed; open it again before using it');
+    return this.#version;
   }
 
   /** The latest value of `key` in `store` (staged changes included), or undefined. */
@@ -160,7 +167,9 @@ export class CommitStore {
   async rollback(target: Version): Promise<CommitInfo> {
     const v = toVersion(target, 'rollback target');
     if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new InvalidArgumentError('rollback target is too large');
-    return toCommitInfo(await call(() => this.native.rollback(Number(v))));
+    const info = toCommitInfo(await call(() => this.native.rollback(Number(v))));
+    this.#version = info.version;
+    return info;
   }
 
   /**
