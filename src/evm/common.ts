@@ -1,11 +1,30 @@
 /** The chain rules the node executes with: Prague, the chain's EVM chain id, native crypto. */
+import { paramsBlock } from '@ethereumjs/block';
 import { Common, Hardfork, Mainnet, createCustomCommon } from '@ethereumjs/common';
+import { paramsEVM } from '@ethereumjs/evm';
+import { paramsTx } from '@ethereumjs/tx';
+import { paramsVM } from '@ethereumjs/vm';
 import { nativeCrypto } from './crypto.js';
+
+// @ethereumjs merges its module-level parameter tables into a fresh copy of the Common every
+// time a VM, an EVM, a transaction or a block header is built: a deep copy and a cache rebuild
+// each time, a large share of an eth_call's or a transaction decode's CPU. The chain's Common
+// merges all four once, and its copies skip those tables (any other table still merges).
+const PRELOADED: ReadonlySet<object> = new Set<object>([paramsTx, paramsVM, paramsEVM, paramsBlock]);
+const mergeParams = Common.prototype.updateParams;
+
+function updateParamsUnlessPreloaded(this: Common, params: Parameters<Common['updateParams']>[0]): void {
+  if (!PRELOADED.has(params)) mergeParams.call(this, params);
+}
 
 /** A Common for `evmChainId` with Prague rules and native keccak / ecrecover. */
 export function createChainCommon(evmChainId: number | bigint): Common {
-  return createCustomCommon({ chainId: Number(evmChainId) }, Mainnet, {
+  const common = createCustomCommon({ chainId: Number(evmChainId) }, Mainnet, {
     hardfork: Hardfork.Prague,
     customCrypto: nativeCrypto,
   });
+  for (const table of PRELOADED) mergeParams.call(common, table as Parameters<Common['updateParams']>[0]);
+  // An own property, so Common.copy() (Object.assign) carries it to every copy.
+  common.updateParams = updateParamsUnlessPreloaded;
+  return common;
 }
