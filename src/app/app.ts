@@ -4,6 +4,7 @@
  * the same version, and answers state queries at the latest or an older height.
  */
 import type { Common } from '@ethereumjs/common';
+import { runTx } from '@ethereumjs/vm';
 
 import type { Logger } from '../log/logger.js';
 import {
@@ -13,18 +14,15 @@ import {
   type NamedChangeset,
   type StateStoreConfig,
 } from '../store/index.js';
-import type { BlockContext } from '../evm/block-context.js';
+import { evmBlock, type BlockContext } from '../evm/block-context.js';
 import { estimateGas as estimateMessageGas, ethCall, type CallRequest, type CallResult, type StateOverrides } from '../evm/call.js';
 import { createChainCommon } from '../evm/common.js';
 import { TxRejectedError } from '../evm/errors.js';
-import { executeBlockTxs, type ExecutedTx, type SkippedTx } from '../evm/executor.js';
+import { createChainVM, executeBlockTxs, type ExecutedTx, type SkippedTx } from '../evm/executor.js';
 import { BANK_STORE, EVM_STORE, balanceKey, codeHashKey, codeKey, decodeUint, nonceKey, storageKey } from '../evm/keys.js';
 import { OverlayStateManager, type StateView } from '../evm/state-manager.js';
-import { createChainVM } from '../evm/executor.js';
-import { evmBlock } from '../evm/block-context.js';
-import { traceTransaction, type JsonValue, type Tracer } from '../trace/index.js';
-import { runTx } from '@ethereumjs/vm';
 import { checkTx, decodeTx } from '../evm/validate.js';
+import { traceTransaction, type JsonValue, type Tracer } from '../trace/index.js';
 import { mergeChangesets } from './changesets.js';
 import { AppClosedError, BlockOrderError, HeightNotCommittedError, HeightPrunedError } from './errors.js';
 import { genesisChangesets, type Genesis } from './genesis.js';
