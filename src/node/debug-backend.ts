@@ -7,9 +7,24 @@ import type { App } from '../app/index.js';
 import { HeightPrunedError } from '../app/index.js';
 import type { StoredBlock } from '../chain/block.js';
 import type { BlockStore } from '../chain/block-store.js';
+import { DurationSyntaxError, parseDuration } from '../config/index.js';
 import type { BlockTraceEntry, DebugBackend, TraceOptions } from '../rpc/debug/index.js';
 import { RpcError } from '../rpc/jsonrpc/index.js';
 import { StructLogger, createTracer, isNativeTracer, type JsonValue, type Tracer } from '../trace/index.js';
+
+/**
+ * Checks geth's `timeout` syntax (Go duration). The deadline itself is not enforced yet: a
+ * trace runs to its end.
+ */
+function checkTimeout(timeout: string | undefined): void {
+  if (timeout === undefined) return;
+  try {
+    parseDuration(timeout);
+  } catch (error) {
+    if (error instanceof DurationSyntaxError) throw RpcError.server(`time: invalid duration "${timeout}"`);
+    throw error;
+  }
+}
 
 /** DebugBackend over one node's app and block store. */
 export class NodeDebugBackend implements DebugBackend {
@@ -23,6 +38,7 @@ export class NodeDebugBackend implements DebugBackend {
   }
 
   #tracer(options: TraceOptions): Tracer {
+    checkTimeout(options.timeout);
     if (options.tracer === undefined || options.tracer === 'opcodeTracer') return new StructLogger(options.structLogger);
     // geth before v1.11 answered an unknown name with this; JavaScript tracers are not served yet.
     if (!isNativeTracer(options.tracer)) throw RpcError.server('tracer not found');

@@ -5,7 +5,6 @@
  * Parameters and errors follow geth's (../shared/reference/tracing-digest.md). JavaScript
  * tracers are not served yet.
  */
-import { parseDuration, DurationSyntaxError } from '../../config/index.js';
 import type { JsonValue, StructLoggerConfig } from '../../trace/index.js';
 import { RpcError, expectParams, type MethodTable } from '../jsonrpc/index.js';
 import { parseBlockNumber, parseHash } from '../eth/params.js';
@@ -17,8 +16,8 @@ export interface TraceOptions {
   /** The struct logger's options (top-level keys of the config). */
   readonly structLogger: StructLoggerConfig;
   readonly tracerConfig: JsonValue | undefined;
-  /** Per-transaction deadline (geth's `timeout`, default 5 s). */
-  readonly timeoutMs: number;
+  /** geth's `timeout` as given (Go duration syntax; default 5 s); the backend parses it. */
+  readonly timeout: string | undefined;
 }
 
 /** One traced transaction of a block. */
@@ -39,8 +38,6 @@ export interface DebugBackend {
   traceBlockByHash(hash: Uint8Array, options: TraceOptions): Promise<BlockTraceEntry[] | undefined>;
 }
 
-const DEFAULT_TIMEOUT_MS = 5_000;
-
 function hex(bytes: Uint8Array): string {
   return `0x${Buffer.from(bytes).toString('hex')}`;
 }
@@ -55,15 +52,9 @@ export function parseTraceConfig(value: unknown, index: number): TraceOptions {
   if (tracer !== undefined && typeof tracer !== 'string') {
     throw RpcError.invalidParams(`invalid argument ${index}: json: cannot unmarshal ${typeof tracer} into Go struct field TraceConfig.tracer of type string`);
   }
-  let timeoutMs = DEFAULT_TIMEOUT_MS;
   const timeout = fields.get('timeout');
-  if (timeout !== undefined && timeout !== null) {
-    try {
-      timeoutMs = Number(parseDuration(String(timeout))) / 1e6;
-    } catch (error) {
-      if (error instanceof DurationSyntaxError) throw RpcError.server(`time: invalid duration "${String(timeout)}"`);
-      throw error;
-    }
+  if (timeout !== undefined && timeout !== null && typeof timeout !== 'string') {
+    throw RpcError.invalidParams(`invalid argument ${index}: json: cannot unmarshal ${typeof timeout} into Go struct field TraceConfig.timeout of type string`);
   }
   const flag = (key: string): boolean => fields.get(key.toLowerCase()) === true;
   const limit = fields.get('limit');
@@ -76,7 +67,7 @@ export function parseTraceConfig(value: unknown, index: number): TraceOptions {
       limit: typeof limit === 'number' && limit > 0 ? limit : 0,
     },
     tracerConfig: fields.get('tracerconfig') as JsonValue | undefined,
-    timeoutMs,
+    timeout: timeout ?? undefined,
   };
 }
 

@@ -15,8 +15,6 @@ namespace fs = std::filesystem;
 namespace strata::sc::flatkv {
 namespace {
 
-constexpr std::string_view kSnapshotPrefix = "snapshot-";
-constexpr size_t kVersionDigits = 20;
 constexpr std::string_view kManifestMagic = "flatkv-snapshot 1";
 
 struct FileSum {
@@ -72,34 +70,6 @@ ParsedManifest ParseManifest(const std::string& snapshot_dir) {
 }
 
 }  // namespace
-
-std::string SnapshotDirName(int64_t version) {
-  char name[48];
-  std::snprintf(name, sizeof(name), "snapshot-%020" PRId64, version);
-  return name;
-}
-
-std::optional<int64_t> ParseSnapshotDirName(std::string_view name) {
-  if (name.size() != kSnapshotPrefix.size() + kVersionDigits || name.substr(0, kSnapshotPrefix.size()) != kSnapshotPrefix) {
-    return std::nullopt;
-  }
-  std::string_view digits = name.substr(kSnapshotPrefix.size());
-  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) return std::nullopt;
-  // 20 digits can exceed int64; such a name is not one this store writes.
-  if (digits > std::string_view("09223372036854775807")) return std::nullopt;
-  return static_cast<int64_t>(std::stoull(std::string(digits)));
-}
-
-std::vector<int64_t> ListSnapshotVersions(const std::string& store_dir) {
-  std::vector<int64_t> versions;
-  for (const auto& name : ListDirectory(store_dir)) {
-    std::error_code ec;
-    if (!fs::is_directory(fs::path(store_dir) / name, ec)) continue;
-    if (auto v = ParseSnapshotDirName(name)) versions.push_back(*v);
-  }
-  std::sort(versions.begin(), versions.end());
-  return versions;
-}
 
 void WriteSnapshotManifest(const std::string& snapshot_dir, const SnapshotManifest& manifest) {
   std::vector<std::string> names = ListDirectory(snapshot_dir);

@@ -17,19 +17,17 @@
 #include <string_view>
 #include <vector>
 
+#include "sc/snapshot_names.h"
+
 namespace strata::sc::flatkv {
 
 /// Name of the manifest file inside a snapshot.
 inline constexpr std::string_view kChecksumsFileName = "CHECKSUMS";
 
-/// "snapshot-" + the version as 20 digits.
-std::string SnapshotDirName(int64_t version);
-
-/// The version a complete snapshot directory name encodes, or nullopt for any other name.
-std::optional<int64_t> ParseSnapshotDirName(std::string_view name);
-
-/// Versions of the complete snapshots in `store_dir`, ascending.
-std::vector<int64_t> ListSnapshotVersions(const std::string& store_dir);
+// Snapshot directory names are shared with memiavl (sc/snapshot_names.h).
+using sc::ListSnapshotVersions;
+using sc::ParseSnapshotDirName;
+using sc::SnapshotDirName;
 
 /// What a snapshot's manifest says about it.
 struct SnapshotManifest {

@@ -15,6 +15,7 @@
 #include "sc/iavl_hash.h"
 #include "sc/memiavl/file_checksums.h"
 #include "sc/memiavl/tree_snapshot.h"
+#include "sc/snapshot_names.h"
 #include "strata/changelog_entry.h"
 #include "strata/status.h"
 #include "unique_fd.h"
@@ -50,26 +51,10 @@ constexpr uint32_t kMetadataMagic = 0x41494D53;  // "SMIA"
 constexpr uint32_t kMetadataFormat = 1;
 constexpr const char* kMetadataFile = "__metadata";
 constexpr const char* kCurrentLink = "current";
-constexpr const char* kSnapshotPrefix = "snapshot-";
 constexpr const char* kTmpSuffix = "-tmp";
 constexpr const char* kSnapshotRemedy =
     "remove that snapshot directory (older snapshots and the changelog are used instead) or restore "
     "the node from a state-sync snapshot";
-
-std::string SnapshotName(int64_t version) {
-  char name[48];
-  std::snprintf(name, sizeof name, "%s%020lld", kSnapshotPrefix, static_cast<long long>(version));
-  return name;
-}
-
-// The version in a complete snapshot directory's name, or nullopt for anything else.
-std::optional<int64_t> ParseSnapshotName(const std::string& name) {
-  const size_t prefix = std::strlen(kSnapshotPrefix);
-  if (name.size() != prefix + 20 || name.compare(0, prefix, kSnapshotPrefix) != 0) return std::nullopt;
-  const std::string digits = name.substr(prefix);
-  if (!std::all_of(digits.begin(), digits.end(), ::isdigit)) return std::nullopt;
-  return static_cast<int64_t>(std::stoull(digits));
-}
 
 [[noreturn]] void ThrowErrno(const std::string& what) {
   throw Error(ErrorCode::kIo, what + ": " + std::strerror(errno));
@@ -282,15 +267,7 @@ void MemIavlDb::CheckWritable() const {
 
 // ---- loading --------------------------------------------------------------------------------
 
-std::vector<int64_t> MemIavlDb::SnapshotVersions() const {
-  std::vector<int64_t> versions;
-  for (const auto& entry : fs::directory_iterator(dir_)) {
-    if (!entry.is_directory()) continue;
-    if (auto v = ParseSnapshotName(entry.path().filename().string())) versions.push_back(*v);
-  }
-  std::sort(versions.begin(), versions.end());
-  return versions;
-}
+std::vector<int64_t> MemIavlDb::SnapshotVersions() const { return ListSnapshotVersions(dir_); }
 
 namespace {
 
@@ -326,7 +303,7 @@ void MemIavlDb::LoadCommitted(int64_t target) {
     std::error_code ec;
     const fs::path link = fs::path(dir_) / kCurrentLink;
     if (fs::is_symlink(link, ec)) {
-      base = ParseSnapshotName(fs::read_symlink(link, ec).filename().string());
+      base = ParseSnapshotDirName(fs::read_symlink(link, ec).filename().string());
       if (!base) throw Error(ErrorCode::kCorruption, "memiavl " + link.string() + " does not name a snapshot; point it at the newest snapshot-* directory");
     } else if (!snapshots.empty()) {
       base = snapshots.back();
@@ -337,7 +314,7 @@ void MemIavlDb::LoadCommitted(int64_t target) {
     }
   }
   if (base) {
-    LoadSnapshotTrees((fs::path(dir_) / SnapshotName(*base)).string(), options_.hash_threads, &trees->by_name,
+    LoadSnapshotTrees((fs::path(dir_) / SnapshotDirName(*base)).string(), options_.hash_threads, &trees->by_name,
                       &trees->version, &trees->initial_version);
   }
   const int64_t upto = target == 0 ? INT64_MAX : target;
@@ -555,7 +532,7 @@ void MemIavlDb::RunSnapshot(SnapshotJob* job) {
       if (v <= job->version) base = v;
     }
     if (base) {
-      LoadSnapshotTrees((fs::path(dir_) / SnapshotName(*base)).string(), options_.hash_threads, &trees.by_name,
+      LoadSnapshotTrees((fs::path(dir_) / SnapshotDirName(*base)).string(), options_.hash_threads, &trees.by_name,
                         &trees.version, &trees.initial_version);
     }
     if (base != job->version) {
@@ -574,7 +551,7 @@ void MemIavlDb::RunSnapshot(SnapshotJob* job) {
     // Reload from the new snapshot (dropping every materialised node) and catch up with the
     // blocks committed meanwhile; the commit thread replays the last few.
     auto fresh = std::make_unique<Trees>();
-    LoadSnapshotTrees((fs::path(dir_) / SnapshotName(job->version)).string(), options_.hash_threads,
+    LoadSnapshotTrees((fs::path(dir_) / SnapshotDirName(job->version)).string(), options_.hash_threads,
                       &fresh->by_name, &fresh->version, &fresh->initial_version);
     for (int round = 0; round < 4; ++round) {
       const int64_t durable = durable_version_.load();
@@ -590,7 +567,7 @@ void MemIavlDb::RunSnapshot(SnapshotJob* job) {
 }
 
 uint64_t MemIavlDb::WriteSnapshot(Trees& trees, int64_t version) const {
-  const std::string name = SnapshotName(version);
+  const std::string name = SnapshotDirName(version);
   const std::string final_dir = (fs::path(dir_) / name).string();
   const std::string tmp_dir = final_dir + kTmpSuffix;
   std::error_code ec;
@@ -636,8 +613,8 @@ void MemIavlDb::PruneSnapshots() {
   const size_t keep = static_cast<size_t>(options_.keep_recent) + 1;
   while (versions.size() > keep) {
     std::error_code ec;
-    fs::remove_all(fs::path(dir_) / SnapshotName(versions.front()), ec);
-    if (ec) throw Error(ErrorCode::kIo, "cannot remove old snapshot " + SnapshotName(versions.front()) + ": " + ec.message());
+    fs::remove_all(fs::path(dir_) / SnapshotDirName(versions.front()), ec);
+    if (ec) throw Error(ErrorCode::kIo, "cannot remove old snapshot " + SnapshotDirName(versions.front()) + ": " + ec.message());
     versions.erase(versions.begin());
   }
   if (!versions.empty() && index_delta_known_ && changelog_) changelog_->TruncateBefore(IndexOf(versions.front() + 1));
@@ -701,7 +678,7 @@ std::vector<StoreInfo> MemIavlDb::Rollback(int64_t target) {
   auto trees = std::make_unique<Trees>();
   trees->initial_version = trees_->initial_version;
   if (base) {
-    LoadSnapshotTrees((fs::path(dir_) / SnapshotName(*base)).string(), options_.hash_threads, &trees->by_name,
+    LoadSnapshotTrees((fs::path(dir_) / SnapshotDirName(*base)).string(), options_.hash_threads, &trees->by_name,
                       &trees->version, &trees->initial_version);
   }
   try {
@@ -726,15 +703,15 @@ std::vector<StoreInfo> MemIavlDb::Rollback(int64_t target) {
   if (base) {
     const fs::path link_tmp = fs::path(dir_) / (std::string(kCurrentLink) + kTmpSuffix);
     fs::remove(link_tmp, ec);
-    fs::create_symlink(SnapshotName(*base), link_tmp, ec);
+    fs::create_symlink(SnapshotDirName(*base), link_tmp, ec);
     if (!ec) fs::rename(link_tmp, link, ec);
   } else {
     fs::remove(link, ec);
   }
   if (ec) throw Error(ErrorCode::kIo, "cannot switch " + link.string() + ": " + ec.message());
   for (int64_t v : snapshots) {
-    if (v > target) fs::remove_all(fs::path(dir_) / SnapshotName(v), ec);
-    if (ec) throw Error(ErrorCode::kIo, "cannot remove snapshot " + SnapshotName(v) + ": " + ec.message());
+    if (v > target) fs::remove_all(fs::path(dir_) / SnapshotDirName(v), ec);
+    if (ec) throw Error(ErrorCode::kIo, "cannot remove snapshot " + SnapshotDirName(v) + ": " + ec.message());
   }
   SyncDirectory(dir_);
   if (index_delta_known_) changelog_->TruncateAfter(IndexOf(target));
@@ -836,7 +813,7 @@ void MemIavlDb::Import(const std::string& dir, int64_t version, const MemIavlOpt
   UniqueFd lock(::open((fs::path(dir) / "LOCK").c_str(), O_RDWR | O_CLOEXEC));
   if (!lock.valid() || ::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) ThrowErrno("cannot lock " + dir);
 
-  const std::string name = SnapshotName(version);
+  const std::string name = SnapshotDirName(version);
   const std::string tmp_dir = (fs::path(dir) / name).string() + kTmpSuffix;
   fs::create_directory(tmp_dir, ec);
   if (ec) throw Error(ErrorCode::kIo, "cannot create " + tmp_dir + ": " + ec.message());
