@@ -10,7 +10,7 @@ import { Hardfork } from '@ethereumjs/common';
 
 import { gethVmError, type FailedStep } from './errors.js';
 import { memorySlice, wordAddress } from './hex.js';
-import type { FrameStart, FrameType, Hex, StateReader, TraceLog, Tracer } from './types.js';
+import type { FrameContract, FrameStart, FrameType, Hex, OpcodeStep, StateReader, TraceLog, Tracer } from './types.js';
 
 const CALL_STIPEND = 2300n;
 const MAX_CALL_DEPTH = 1024;
@@ -48,6 +48,11 @@ interface OpenFrame {
   returned: Uint8Array | undefined;
   /** The last step begun, which names the reason if the frame fails. */
   lastStep: FailedStep | undefined;
+  /** The last step as the tracer saw it (for onFault). */
+  lastTraced: OpcodeStep | undefined;
+  contract: FrameContract;
+  /** What the last completed child frame returned. */
+  returnData: Uint8Array;
   /** Effects of the last step, not yet reported. */
   pending: StepRecord | undefined;
 }
@@ -126,7 +131,16 @@ export class EvmTraceBridge {
     const to = message.to === undefined ? undefined : ((codeCall ? message.codeAddress : message.to).toString() as Hex);
     // The EVM hands out views of caller memory, which later steps overwrite.
     const input = message.data.slice();
-    this.frames.push({ depth: message.depth, address: message.to?.toString() as Hex | undefined, logMark: this.logCount, input, isCreate: type === 'CREATE' || type === 'CREATE2', returned: undefined, lastStep: undefined, pending: undefined });
+    const address = message.to?.toString() as Hex | undefined;
+    const contract: FrameContract = {
+      caller: message.caller.toString() as Hex,
+      address: address ?? ('0x' as Hex),
+      // A creation has no code address (the getter throws); its init code runs at the new address.
+      codeAddress: message.to === undefined ? ('0x' as Hex) : (message.codeAddress.toString() as Hex),
+      value: message.value,
+      input,
+    };
+    this.frames.push({ depth: message.depth, address, logMark: this.logCount, input, isCreate: type === 'CREATE' || type === 'CREATE2', returned: undefined, lastStep: undefined, lastTraced: undefined, contract, returnData: new Uint8Array(), pending: undefined });
     this.tracer.onEnter?.({
       depth: message.depth,
       type,
@@ -146,7 +160,8 @@ export class EvmTraceBridge {
     frame.address = address;
     const op = event.opcode.code;
     const cost = event.opcode.dynamicFee ?? BigInt(event.opcode.fee);
-    await this.tracer.onOpcode?.({
+    if (frame.contract.address === '0x') frame.contract = { ...frame.contract, address, codeAddress: address };
+    const traced: OpcodeStep = {
       pc: event.pc,
       op,
       opName: event.opcode.name,
@@ -156,8 +171,13 @@ export class EvmTraceBridge {
       stack: event.stack,
       memory: event.memory,
       address,
+      refund: event.gasRefund,
+      returnData: frame.returnData,
+      contract: frame.contract,
       state: this.state,
-    });
+    };
+    frame.lastTraced = traced;
+    await this.tracer.onOpcode?.(traced);
     frame.lastStep = { op, opName: event.opcode.name, gas: event.gasLeft, cost, stackLength: event.stack.length };
     if (op === RETURN && frame.isCreate) {
       const top = (i: number): bigint => event.stack[event.stack.length - 1 - i] ?? 0n;
@@ -176,7 +196,7 @@ export class EvmTraceBridge {
     frame.pending = record;
   }
 
-  private exit(result: EVMResult): void {
+  private async exit(result: EVMResult): Promise<void> {
     const frame = this.frames.pop();
     if (frame === undefined) return;
     let reason = result.execResult.exceptionError?.error;
@@ -193,6 +213,9 @@ export class EvmTraceBridge {
     this.settle(frame, reason === undefined);
     const error = reason === undefined ? undefined : gethVmError(reason, frame.lastStep, this.rules.sstoreSentry, frame.input);
     if (error !== undefined) this.logCount = frame.logMark;
+    const parent = this.frames[this.frames.length - 1];
+    if (parent !== undefined) parent.returnData = frame.isCreate && error === undefined ? new Uint8Array() : output;
+    if (error !== undefined && reason !== 'revert' && frame.lastTraced !== undefined) await this.tracer.onFault?.(frame.lastTraced, error);
     this.tracer.onExit?.({
       depth: frame.depth,
       output,

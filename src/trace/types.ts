@@ -88,7 +88,23 @@ export interface OpcodeStep {
   memory: Uint8Array;
   /** The account whose storage the frame uses (the caller's for DELEGATECALL/CALLCODE). */
   address: Hex;
+  /** The transaction's gas refund counter before the opcode. */
+  refund: bigint;
+  /** What the frame's last completed sub-call or create returned (RETURNDATA). */
+  returnData: Uint8Array;
+  /** The running frame as geth's `contract` object sees it. */
+  contract: FrameContract;
   state: StateReader;
+}
+
+/** The contract a frame runs: who called it, with what value and input, and whose code. */
+export interface FrameContract {
+  caller: Hex;
+  address: Hex;
+  /** The account whose code runs (differs from `address` for DELEGATECALL/CALLCODE). */
+  codeAddress: Hex;
+  value: bigint;
+  input: Uint8Array;
 }
 
 /** A log the EVM appended. `index` counts the transaction's surviving logs before it. */
@@ -113,6 +129,8 @@ export interface Tracer {
   onEnter?(frame: FrameStart): void;
   onExit?(frame: FrameEnd): void;
   onOpcode?(step: OpcodeStep): void | Promise<void>;
+  /** The opcode `step` failed with geth's error text (after its onOpcode). */
+  onFault?(step: OpcodeStep, error: string): void | Promise<void>;
   onLog?(log: TraceLog): void;
   onTxEnd?(end: TxEnd): void | Promise<void>;
   /** The tracer's output, shaped and ordered as geth prints it. */
