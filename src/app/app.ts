@@ -14,18 +14,26 @@ import {
   type NamedChangeset,
   type StateStoreConfig,
 } from '../store/index.js';
-import { evmBlock, type BlockContext } from '../evm/block-context.js';
-import { estimateGas as estimateMessageGas, ethCall, type CallRequest, type CallResult, type StateOverrides } from '../evm/call.js';
+import type { BlockContext } from '../evm/block-context.js';
+import { CallError, estimateGas as estimateMessageGas, ethCall, type CallRequest, type CallResult, type StateOverrides } from '../evm/call.js';
 import { createChainCommon } from '../evm/common.js';
 import { TxRejectedError } from '../evm/errors.js';
-import { createChainVM, executeBlockTxs, type ExecutedTx, type SkippedTx } from '../evm/executor.js';
+import { executeBlockTxs, type ExecutedTx, type SkippedTx } from '../evm/executor.js';
 import { BANK_STORE, EVM_STORE, balanceKey, codeHashKey, codeKey, decodeUint, nonceKey, storageKey } from '../evm/keys.js';
-import { OverlayStateManager, type StateView } from '../evm/state-manager.js';
-import { checkTx, decodeTx } from '../evm/validate.js';
+import { NO_BLOCK_HASHES, type BlockHashLookup } from '../evm/block-hashes.js';
+import { CodeCache } from '../evm/code-cache.js';
+import { CallResultCache } from './call-cache.js';
+import type { StateView } from '../evm/state-manager.js';
+import { VmPool } from '../evm/vm-pool.js';
+import { checkTx, decodeTx, type DecodedTx } from '../evm/validate.js';
 import { traceTransaction, type JsonValue, type Tracer } from '../trace/index.js';
 import { mergeChangesets } from './changesets.js';
 import { AppClosedError, BlockOrderError, HeightNotCommittedError, HeightPrunedError } from './errors.js';
+import { ownExecutionContext, type ExecutionContext } from './execution-context.js';
 import { genesisChangesets, type Genesis } from './genesis.js';
+import { storeReadsOfTx } from './state-access.js';
+import type { ModuleReads } from './store-reads.js';
+import { traceCall, type BlockOverrides } from './trace-call.js';
 
 /** How App.open opens the stores, plus the RPC gas cap of calls. */
 export interface AppOptions {
@@ -33,7 +41,12 @@ export interface AppOptions {
   ss: StateStoreConfig;
   /** `gas-cap` of eth_call / eth_estimateGas (0 = no cap). Default 50,000,000. */
   gasCap?: number;
+  /** eth_call outcomes remembered per (height, request); 0 turns the cache off. Default 16,384. */
+  callCacheEntries?: number;
 }
+
+/** The header fields of the block a call runs in (eth_call at height h runs in block h). */
+export type CallBlock = Pick<BlockContext, 'timeMs' | 'proposer'>;
 
 /** The header fields executeBlock needs. */
 export type BlockHeaderInput = BlockContext;
@@ -80,6 +93,7 @@ export type TxValidation = { ok: true; tx: AdmittedTx } | { ok: false; error: Tx
 
 const EMPTY_CODE_HASH = Buffer.from('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470', 'hex');
 const DEFAULT_GAS_CAP = 50_000_000;
+const DEFAULT_CALL_CACHE_ENTRIES = 16_384;
 
 /** The state machine over one node home's stores. */
 export class App {
@@ -90,6 +104,19 @@ export class App {
   readonly #ss: CompositeStateStore;
   readonly #logger: Logger;
   readonly #gasCap: bigint;
+  /** Contract code by hash, shared by every execution of this chain. */
+  readonly #codes = new CodeCache();
+  /**
+   * Transactions decoded by validateTx, by raw-bytes identity: the mempool hands the same
+   * arrays to executeBlock, which then skips a second sender recovery.
+   */
+  readonly #admitted = new WeakMap<Uint8Array, DecodedTx>();
+  /** Block hashes for BLOCKHASH, from the block store once the node attaches it. */
+  #blockHashes: BlockHashLookup = NO_BLOCK_HASHES;
+  readonly #blockHash: BlockHashLookup = (height) => this.#blockHashes(height);
+  /** VMs reused across eth_call / eth_estimateGas requests. */
+  readonly #callVms: VmPool;
+  readonly #callCache: CallResultCache;
   /** Genesis changesets staged by initChain, merged into the first block's SS version. */
   #pendingGenesis: NamedChangeset[] | undefined;
   #genesisHash: Uint8Array | undefined;
@@ -97,13 +124,15 @@ export class App {
   /** Serialises executeBlock calls. */
   #executing: Promise<unknown> = Promise.resolve();
 
-  private constructor(genesis: Genesis, sc: CommitStore, ss: CompositeStateStore, logger: Logger, gasCap: number) {
+  private constructor(genesis: Genesis, sc: CommitStore, ss: CompositeStateStore, logger: Logger, gasCap: number, callCacheEntries: number) {
     this.genesis = genesis;
     this.common = createChainCommon(genesis.evm_chain_id);
     this.#sc = sc;
     this.#ss = ss;
     this.#logger = logger;
     this.#gasCap = BigInt(gasCap);
+    this.#callVms = new VmPool(this.common, this.#codes, this.#blockHash);
+    this.#callCache = new CallResultCache(callCacheEntries);
   }
 
   /** Opens the SC and SS under `dataDir` (the SS runs its split safety checks). */
@@ -116,7 +145,7 @@ export class App {
       await sc.close();
       throw error;
     }
-    const app = new App(genesis, sc, ss, logger, options.gasCap ?? DEFAULT_GAS_CAP);
+    const app = new App(genesis, sc, ss, logger, options.gasCap ?? DEFAULT_GAS_CAP, options.callCacheEntries ?? DEFAULT_CALL_CACHE_ENTRIES);
     const scVersion = sc.version();
     const ssVersion = Number(ss.latestVersion());
     if (ssVersion < scVersion) {
@@ -157,13 +186,14 @@ export class App {
 
   /**
    * Stages the genesis state when nothing is committed yet and returns the app hash block
-   * `initial_height` must carry; once blocks exist it returns the last app hash.
+   * `initial_height` must carry; once blocks exist it returns the last app hash. `state`
+   * replaces the state genesis.json describes (an imported chain's genesis alloc).
    */
-  async initChain(): Promise<Uint8Array> {
+  async initChain(state?: NamedChangeset[]): Promise<Uint8Array> {
     this.#live();
     if (this.#sc.version() > 0) return this.appHash();
     if (this.#pendingGenesis === undefined) {
-      const changesets = genesisChangesets(this.genesis);
+      const changesets = state ?? genesisChangesets(this.genesis);
       this.#sc.applyChangesets(changesets);
       this.#pendingGenesis = changesets;
       this.#genesisHash = (await this.#sc.working()).appHash;
@@ -189,12 +219,11 @@ export class App {
       throw new BlockOrderError(`cannot execute block ${header.height} before initChain has staged the genesis state`);
     }
     const started = performance.now();
-    const execution = await executeBlockTxs(this.common, this.#latestView(), header, rawTxs);
-    this.#sc.applyChangesets(execution.changesets);
-    const info = await this.#sc.commit();
-    const ssChangesets = this.#pendingGenesis ? mergeChangesets(this.#pendingGenesis, execution.changesets) : execution.changesets;
-    this.#pendingGenesis = undefined;
-    await this.#ss.applyChangesets(info.version, ssChangesets);
+    const execution = await executeBlockTxs(this.common, this.#latestView(), header, rawTxs, {
+      decode: (raw) => this.#admitted.get(raw) ?? decodeTx(raw, this.common),
+      hashes: this.#blockHash,
+    });
+    const info = await this.#commit(execution.changesets);
     const skipped = execution.txs.filter((t) => t.kind === 'skipped').length;
     this.#logger.debug('executed block', {
       height: header.height,
@@ -215,6 +244,39 @@ export class App {
     };
   }
 
+  /** Commits one block's changesets to the SC (the app hash) and applies them to the SS at that version. */
+  async #commit(changesets: NamedChangeset[]): Promise<{ version: number; appHash: Uint8Array }> {
+    this.#sc.applyChangesets(changesets);
+    const info = await this.#sc.commit();
+    const ssChangesets = this.#pendingGenesis ? mergeChangesets(this.#pendingGenesis, changesets) : changesets;
+    this.#pendingGenesis = undefined;
+    await this.#ss.applyChangesets(info.version, ssChangesets);
+    return info;
+  }
+
+  /**
+   * Commits block `height`'s changesets as executed elsewhere (an imported chain's blocks,
+   * which run under that chain's rules) and returns the app hash after it.
+   */
+  commitExecutedBlock(height: number, changesets: NamedChangeset[]): Promise<Uint8Array> {
+    const run = this.#executing.then(async () => {
+      this.#live();
+      const expected = this.nextHeight();
+      if (height !== expected) throw new BlockOrderError(`cannot commit block ${height}: the next height is ${expected}`);
+      if (this.#sc.version() === 0 && this.#pendingGenesis === undefined) {
+        throw new BlockOrderError(`cannot commit block ${height} before initChain has staged the genesis state`);
+      }
+      return (await this.#commit(changesets)).appHash;
+    });
+    this.#executing = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Where BLOCKHASH finds ancestor hashes (the node's block store); zero hashes until set. */
+  useBlockHashes(lookup: BlockHashLookup): void {
+    this.#blockHashes = lookup;
+  }
+
   #latestView(): StateView {
     return { get: (store, key) => this.#sc.get(store, key) };
   }
@@ -225,6 +287,20 @@ export class App {
     const latest = this.#sc.version();
     if (height === 'latest' || height === latest) return this.#latestView();
     if (height > latest) throw new HeightNotCommittedError(height, latest);
+    const earliest = this.earliestHeight();
+    if (height < earliest) throw new HeightPrunedError(height, earliest);
+    const ss = this.#ss;
+    return { get: (store, key) => ss.get(store, height, key) };
+  }
+
+  /**
+   * The SS state at exactly `height`, also for the latest height, so a reader that yields
+   * (a long trace) is not moved by blocks committed meanwhile; the SC serves only when the
+   * SS has not applied `height` yet.
+   */
+  snapshotViewAt(height: number): StateView {
+    this.#live();
+    if (height > Number(this.#ss.latestVersion())) return this.viewAt(height);
     const earliest = this.earliestHeight();
     if (height < earliest) throw new HeightPrunedError(height, earliest);
     const ss = this.#ss;
@@ -261,28 +337,49 @@ export class App {
     return this.viewAt(height).get(EVM_STORE, storageKey(address, slot)) ?? new Uint8Array(32);
   }
 
-  /** The block a call at `height` runs in: that height's number with the current chain params. */
-  #callBlock(height: HeightRef): BlockContext {
+  /**
+   * The block a call at `height` runs in: that height's number, the given header fields of
+   * block `height` (now and no proposer when not given) and the chain's fee parameters.
+   */
+  #callBlock(height: HeightRef, header?: CallBlock): BlockContext {
     const number = height === 'latest' ? this.#sc.version() : height;
     return {
       height: number,
-      timeMs: Date.now(),
-      proposer: new Uint8Array(20),
+      timeMs: header?.timeMs ?? Date.now(),
+      proposer: header?.proposer ?? new Uint8Array(20),
       baseFee: BigInt(this.genesis.params.min_base_fee),
       gasLimit: BigInt(this.genesis.params.block_gas_limit),
     };
   }
 
-  /** eth_call at `height` with state overrides; throws CallRevertedError / CallFailedError. */
-  async call(request: CallRequest, height: HeightRef, overrides: StateOverrides = []): Promise<CallResult> {
+  /**
+   * eth_call at `height` in the block `header` describes, with state overrides; throws
+   * CallRevertedError / CallFailedError. Without overrides and with a header (so the outcome
+   * is fixed) the outcome is cached.
+   */
+  async call(request: CallRequest, height: HeightRef, overrides: StateOverrides = [], header?: CallBlock): Promise<CallResult> {
     const view = this.viewAt(height);
-    return ethCall({ common: this.common, view, block: this.#callBlock(height), gasCap: this.#gasCap }, request, overrides);
+    const block = this.#callBlock(height, header);
+    const key = overrides.length === 0 && header !== undefined ? this.#callCache.key(block, request) : undefined;
+    const cached = key === undefined ? undefined : this.#callCache.get(key);
+    if (cached !== undefined) {
+      if (cached.ok) return cached.result;
+      throw cached.error;
+    }
+    try {
+      const result = await ethCall({ common: this.common, vms: this.#callVms, view, block, gasCap: this.#gasCap }, request, overrides);
+      if (key !== undefined) this.#callCache.set(key, { ok: true, result });
+      return result;
+    } catch (error) {
+      if (key !== undefined && error instanceof CallError) this.#callCache.set(key, { ok: false, error });
+      throw error;
+    }
   }
 
   /** eth_estimateGas at `height` with state overrides. */
   async estimateGas(request: CallRequest, height: HeightRef, overrides: StateOverrides = []): Promise<bigint> {
     const view = this.viewAt(height);
-    return estimateMessageGas({ common: this.common, view, block: this.#callBlock(height), gasCap: this.#gasCap }, request, overrides);
+    return estimateMessageGas({ common: this.common, vms: this.#callVms, view, block: this.#callBlock(height), gasCap: this.#gasCap }, request, overrides);
   }
 
   /**
@@ -293,6 +390,7 @@ export class App {
     this.#live();
     try {
       const decoded = decodeTx(raw, this.common);
+      this.#admitted.set(raw, decoded);
       const account = this.getAccount(decoded.sender.bytes, 'latest');
       checkTx(decoded, account, baseFee, 'not-below');
       return {
@@ -314,29 +412,33 @@ export class App {
     }
   }
 
+  /** The execution context of a block this chain produced. */
+  ownExecutionContext(header: BlockHeaderInput, blockHash: Uint8Array): ExecutionContext {
+    return ownExecutionContext(this.common, header, blockHash, this.#blockHash);
+  }
+
   /**
-   * Re-executes the transactions of block `header.height` on the state of its parent (SS for
-   * older heights, so the EVM SS when split) and traces those `tracerFor` returns a tracer for,
-   * up to `lastIndex`. Throws HeightPrunedError when the parent state is gone.
+   * Re-executes the transactions of the block `context` describes on the state of its parent
+   * (SS for older heights, so the EVM SS when split) and traces those `tracerFor` returns a
+   * tracer for, up to `lastIndex`. Throws HeightPrunedError when the parent state is gone.
    */
   async traceBlock(
-    header: BlockHeaderInput & { blockHash: Uint8Array },
+    context: ExecutionContext,
     rawTxs: readonly Uint8Array[],
     tracerFor: (index: number) => Tracer | undefined,
     lastIndex = rawTxs.length - 1,
   ): Promise<Array<{ txHash: Uint8Array; result: JsonValue }>> {
-    const view = this.viewAt(header.height - 1);
-    const state = new OverlayStateManager(view);
-    const vm = await createChainVM(this.common, state);
-    const block = evmBlock(this.common, header);
+    const vm = await context.createVM(context.parentState ?? this.viewAt(context.height - 1));
+    const { block } = context;
+    const blockHash = `0x${Buffer.from(context.blockHash).toString('hex')}` as const;
     const traced: Array<{ txHash: Uint8Array; result: JsonValue }> = [];
     let gasUsed = 0n;
     for (let index = 0; index <= lastIndex && index < rawTxs.length; index++) {
-      const decoded = decodeTx(rawTxs[index]!, this.common);
+      const decoded = context.decodeTx(rawTxs[index]!);
       const tracer = tracerFor(index);
       const options = { blockGasUsed: gasUsed, skipHardForkValidation: true };
       if (tracer) {
-        const place = { blockHash: `0x${Buffer.from(header.blockHash).toString('hex')}` as const, txIndex: index, txHash: `0x${Buffer.from(decoded.hash).toString('hex')}` as const };
+        const place = { blockHash, txIndex: index, txHash: `0x${Buffer.from(decoded.hash).toString('hex')}` as const };
         const { result, run } = await traceTransaction(vm, decoded.tx, block, tracer, options, place);
         gasUsed += run.totalGasSpent;
         traced.push({ txHash: decoded.hash, result });
@@ -345,6 +447,33 @@ export class App {
       }
     }
     return traced;
+  }
+
+  /**
+   * debug_traceCall in block `header.height`'s context: on the state after that block, or —
+   * with `leadingTxs` (its first `txIndex` transactions) — on its parent's state after those.
+   * Throws HeightPrunedError when that state is gone.
+   */
+  async traceCall(
+    header: BlockHeaderInput,
+    leadingTxs: readonly Uint8Array[] | undefined,
+    request: CallRequest,
+    stateOverrides: StateOverrides,
+    blockOverrides: BlockOverrides,
+    tracer: Tracer,
+  ): Promise<JsonValue> {
+    const view = this.snapshotViewAt(leadingTxs === undefined ? header.height : header.height - 1);
+    return traceCall({ common: this.common, view, block: header, leadingTxs: leadingTxs ?? [], gasCap: this.#gasCap, hashes: this.#blockHash }, request, stateOverrides, blockOverrides, tracer);
+  }
+
+  /**
+   * The module-store reads transaction `index` of block `header.height` makes when re-executed
+   * on its parent's state after the block's earlier transactions. Throws HeightPrunedError
+   * when the parent state is gone.
+   */
+  async storeReadsOfTx(header: BlockHeaderInput, rawTxs: readonly Uint8Array[], index: number): Promise<Map<string, ModuleReads>> {
+    const parentView = this.snapshotViewAt(header.height - 1);
+    return storeReadsOfTx({ common: this.common, parentView, block: header, rawTxs, index, hashes: this.#blockHash });
   }
 
   /**
@@ -365,6 +494,7 @@ export class App {
     }
     this.#pendingGenesis = undefined;
     this.#genesisHash = undefined;
+    this.#callCache.clear();
     return (await this.#sc.rollback(target)).appHash;
   }
 

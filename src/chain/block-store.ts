@@ -8,7 +8,9 @@
  *   0x01 height       → block RLP             0x02 blockHash  → height
  *   0x03 txHash       → height ‖ index (u32)  0x04 txHash     → receipt RLP
  *   0x05 height       → the block's logs RLP  0x06 height     → the block's logs bloom
- *   0x07 height       → commit RLP
+ *   0x07 height       → commit RLP           0x00 'c'        → imported chain's genesis file
+ * A block imported from an Ethereum chain is stored under its Ethereum hash, its record
+ * carrying the Ethereum header too (imported-block.ts).
  * Logs and blooms are written only for blocks that have logs, so a log query walks the
  * bloom keys of the range (skipping log-free blocks entirely) and decodes only the blocks
  * whose bloom may match.
@@ -29,6 +31,7 @@ import {
   type StoredBlock,
 } from './block.js';
 import { readUint64Be, uint64Be } from './hash.js';
+import { decodeImportedBlock, encodeImportedBlock, isImportedRecord, type ChainBlock, type EthOrigin } from './imported-block.js';
 import { PlainKv, type PlainKvOp, type PlainKvOptions } from './plain-kv.js';
 
 /** Outcome of one transaction, as the executor reports it. */
@@ -112,6 +115,7 @@ export class BlockStoreError extends Error {
 
 const META_LATEST = Buffer.from([0x00, 0x6c]);
 const META_EARLIEST = Buffer.from([0x00, 0x65]);
+const META_IMPORTED_CHAIN = Buffer.from([0x00, 0x63]);
 const P_BLOCK = 0x01;
 const P_HASH = 0x02;
 const P_TX = 0x03;
@@ -260,9 +264,10 @@ export class BlockStore {
   /**
    * Saves `block` with one receipt per tx (same order) and the signatures that committed it,
    * in one synced write. The block must extend the latest one (height + 1, matching
-   * `lastBlockHash`) and its tx root must match its txs.
+   * `lastBlockHash`) and its tx root must match its txs. A block imported from an Ethereum
+   * chain passes its `origin`: it is stored and found under its Ethereum hash.
    */
-  async saveBlock(block: Block, receipts: readonly Receipt[], commitSignatures: readonly CommitSignature[]): Promise<Buffer> {
+  async saveBlock(block: Block, receipts: readonly Receipt[], commitSignatures: readonly CommitSignature[], origin?: EthOrigin): Promise<Buffer> {
     const { header } = block;
     if (receipts.length !== block.txs.length) {
       throw new BlockStoreError(`block ${header.height} has ${block.txs.length} txs but ${receipts.length} receipts; pass one receipt per tx`);
@@ -279,10 +284,10 @@ export class BlockStore {
         throw new BlockStoreError(`block ${header.height}'s last block hash does not match stored block ${this.latest}`);
       }
     }
-    const hash = blockHash(header);
+    const hash = origin ? Buffer.from(origin.hash) : blockHash(header);
     const height = uint64Be(header.height);
     const ops: PlainKvOp[] = [
-      { key: key(P_BLOCK, height), value: encodeBlock(block) },
+      { key: key(P_BLOCK, height), value: origin ? encodeImportedBlock(block, origin) : encodeBlock(block) },
       { key: key(P_HASH, hash), value: height },
       { key: key(P_COMMIT, height), value: encodeCommit(commitSignatures) },
       { key: META_LATEST, value: height },
@@ -343,14 +348,25 @@ export class BlockStore {
     return removed;
   }
 
+  /** The imported chain's geth genesis file, when this store holds an imported Ethereum chain. */
+  importedChainGenesis(): string | undefined {
+    return this.kv.get(META_IMPORTED_CHAIN)?.toString('utf8');
+  }
+
+  /** Records that this store holds the Ethereum chain of `genesis` (a geth genesis file); only into an empty store. */
+  async saveImportedChainGenesis(genesis: string): Promise<void> {
+    if (this.latest !== undefined) throw new BlockStoreError('an imported chain must be recorded before its first block; import into an empty home');
+    await this.kv.write([{ key: META_IMPORTED_CHAIN, value: Buffer.from(genesis, 'utf8') }], { sync: true });
+  }
+
   /** The block at `height`, or undefined. */
-  blockByHeight(height: number): StoredBlock | undefined {
+  blockByHeight(height: number): ChainBlock | undefined {
     const encoded = this.kv.get(heightKey(P_BLOCK, height));
     return encoded ? this.decode(encoded, height) : undefined;
   }
 
   /** The block with hash `hash`, or undefined. */
-  blockByHash(hash: Uint8Array): StoredBlock | undefined {
+  blockByHash(hash: Uint8Array): ChainBlock | undefined {
     const height = this.kv.get(key(P_HASH, hash));
     return height ? this.blockByHeight(readUint64Be(height)) : undefined;
   }
@@ -431,9 +447,9 @@ export class BlockStore {
     await this.kv.close();
   }
 
-  private decode(encoded: Uint8Array, height: number): StoredBlock {
+  private decode(encoded: Uint8Array, height: number): ChainBlock {
     try {
-      return decodeBlock(encoded);
+      return isImportedRecord(encoded) ? decodeImportedBlock(encoded) : decodeBlock(encoded);
     } catch (error) {
       const reason = error instanceof BlockFormatError ? error.message : String(error);
       throw new BlockStoreError(`stored block ${height} cannot be decoded (${reason}); the block store is damaged`);

@@ -4,6 +4,7 @@
  */
 import { Builtins, Cli } from 'clipanion';
 import { DebugDumpIavlCommand } from './commands/debug-dump-iavl.js';
+import { DebugImportEthChainCommand } from './commands/debug-import-eth-chain.js';
 import { InitCommand } from './commands/init.js';
 import { RollbackCommand } from './commands/rollback.js';
 import { StartCommand } from './commands/start.js';
@@ -18,4 +19,5 @@ cli.register(StartCommand);
 cli.register(StatusCommand);
 cli.register(RollbackCommand);
 cli.register(DebugDumpIavlCommand);
+cli.register(DebugImportEthChainCommand);
 await cli.runExit(process.argv.slice(2));

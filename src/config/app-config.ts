@@ -77,11 +77,11 @@ export interface EvmRpcConfig {
   readonly maxConcurrentRequests: number;
   /** `max-log-block-range`: widest block range of one `eth_getLogs`. */
   readonly maxLogBlockRange: number;
-  /** `trace-timeout`: time limit of one `debug_trace*` call. */
+  /** `trace-timeout`: per-transaction time limit of a trace whose request names no `timeout`. */
   readonly traceTimeout: Duration;
-  /** `max-concurrent-traces`: `debug_trace*` calls run at once. */
+  /** `max-concurrent-traces`: `debug_trace*` calls run at once; more are refused. */
   readonly maxConcurrentTraces: number;
-  /** `max-struct-log-bytes`: cap on the struct logger's output. */
+  /** `max-struct-log-bytes`: cap on one struct-logger trace's encoded struct logs; beyond it the trace fails. */
   readonly maxStructLogBytes: number;
   /** `gas-cap`: gas limit of `eth_call` / `eth_estimateGas` / `debug_traceCall`; 0 = no cap. */
   readonly gasCap: number;
@@ -227,19 +227,19 @@ export const EVM_SECTION: SectionSchema<EvmRpcConfig> = {
     },
     traceTimeout: {
       key: 'trace-timeout',
-      doc: 'Time limit of one debug_trace* call, as a duration such as "5s".',
+      doc: 'Time each traced transaction may run when the request names no timeout (geth\'s default is "5s"); past it the trace fails with "execution timeout".',
       kind: durationKind({ positive: true }),
       default: Duration.parse('5s'),
     },
     maxConcurrentTraces: {
       key: 'max-concurrent-traces',
-      doc: 'debug_trace* calls run at once.',
+      doc: 'debug_trace* calls run at once; further ones are refused at once (error -32005) until one finishes.',
       kind: integerKind({ min: 1 }),
       default: 8,
     },
     maxStructLogBytes: {
       key: 'max-struct-log-bytes',
-      doc: 'Cap on the struct logger output of one trace, in bytes.',
+      doc: 'Cap on the encoded struct logs of one struct-logger trace, in bytes; a trace that outgrows it fails instead of exhausting memory.',
       kind: integerKind({ min: 1 }),
       default: 64 * MIB,
     },

@@ -6,12 +6,12 @@
 import type { Common } from '@ethereumjs/common';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Address } from '@ethereumjs/util';
-import { runTx, type RunTxResult } from '@ethereumjs/vm';
+import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 
 import { evmBlock, type BlockContext } from './block-context.js';
-import { createChainVM } from './executor.js';
 import { revertReason } from './revert-reason.js';
 import { OverlayStateManager, type StateView } from './state-manager.js';
+import type { VmPool } from './vm-pool.js';
 
 /** The call object of eth_call / eth_estimateGas. */
 export interface CallRequest {
@@ -39,9 +39,13 @@ export interface AccountOverride {
 /** Overrides per account (the address is the 20-byte key). */
 export type StateOverrides = Array<{ address: Uint8Array; override: AccountOverride }>;
 
-/** Where a call runs: chain rules, the state to read, the block, and the RPC gas cap (0 = none). */
+/**
+ * Where a call runs: chain rules, the VMs to run on, the state to read, the block, and the
+ * RPC gas cap (0 = none).
+ */
 export interface CallEnvironment {
   common: Common;
+  vms: VmPool;
   view: StateView;
   block: BlockContext;
   gasCap: bigint;
@@ -81,12 +85,15 @@ const TX_GAS = 21_000n;
 const ESTIMATE_ERROR_RATIO = 0.015;
 
 
+/** A state override that cannot be applied (geth's wording). */
+export class StateOverrideError extends CallFailedError {}
+
 /** Applies overrides to a fresh overlay; `state` hides every stored slot of the account. */
-async function applyOverrides(state: OverlayStateManager, overrides: StateOverrides): Promise<void> {
+export async function applyOverrides(state: OverlayStateManager, overrides: StateOverrides): Promise<void> {
   for (const { address: raw, override } of overrides) {
     const address = new Address(raw);
     if (override.state !== undefined && override.stateDiff !== undefined) {
-      throw new CallFailedError(`account ${address.toString()} has both 'state' and 'stateDiff'`);
+      throw new StateOverrideError(`account ${address.toString()} has both 'state' and 'stateDiff'`);
     }
     if (override.code !== undefined) await state.putCode(address, override.code);
     if (override.balance !== undefined || override.nonce !== undefined) {
@@ -101,27 +108,30 @@ async function applyOverrides(state: OverlayStateManager, overrides: StateOverri
 
 function pad32(bytes: Uint8Array): Uint8Array {
   if (bytes.length === 32) return bytes;
-  if (bytes.length > 32) throw new CallFailedError('storage slot longer than 32 bytes');
+  if (bytes.length > 32) throw new StateOverrideError('storage slot longer than 32 bytes');
   const out = new Uint8Array(32);
   out.set(bytes, 32 - bytes.length);
   return out;
 }
 
-function hasFees(request: CallRequest): boolean {
+/** Whether the call offers to pay for gas (without fees geth runs it at base fee 0). */
+export function hasFees(request: CallRequest): boolean {
   return (request.gasPrice ?? 0n) > 0n || (request.maxFeePerGas ?? 0n) > 0n || (request.maxPriorityFeePerGas ?? 0n) > 0n;
 }
 
-/** The gas a call gets when it names none: the cap, or the block gas limit without one. */
-function defaultGas(env: CallEnvironment): bigint {
-  return env.gasCap > 0n ? env.gasCap : env.block.gasLimit;
+/** The gas a call gets: the request's, capped; without one, the cap (or the block gas limit). */
+export function callGas(gasCap: bigint, request: CallRequest, blockGasLimit: bigint): bigint {
+  const requested = request.gas ?? (gasCap > 0n ? gasCap : blockGasLimit);
+  return gasCap > 0n && requested > gasCap ? gasCap : requested;
 }
 
+/** `gas` limited to the RPC gas cap. */
 function capGas(env: CallEnvironment, gas: bigint): bigint {
   return env.gasCap > 0n && gas > env.gasCap ? env.gasCap : gas;
 }
 
-/** The request as an unsigned transaction whose sender is `from`. */
-function messageTx(common: Common, request: CallRequest, from: Address, nonce: bigint, gas: bigint): TypedTransaction {
+/** The request as an unsigned transaction whose sender is `from` (type 1 with gasPrice, else type 2). */
+export function messageTx(common: Common, request: CallRequest, from: Address, nonce: bigint, gas: bigint): TypedTransaction {
   const base = {
     nonce,
     gasLimit: gas,
@@ -171,11 +181,13 @@ function refusalMessage(error: unknown, from: Address, request: CallRequest): st
   return text.replace(/ \(tx type=.*$/s, '');
 }
 
-/** Runs the message once with `gas` on a fresh overlay over the environment's state. */
-async function attempt(env: CallEnvironment, request: CallRequest, overrides: StateOverrides, gas: bigint): Promise<Attempt> {
-  const state = new OverlayStateManager(env.view);
+/** Runs the message once with `gas` on a pooled VM over a clean overlay of the environment's state. */
+function attempt(env: CallEnvironment, request: CallRequest, overrides: StateOverrides, gas: bigint): Promise<Attempt> {
+  return env.vms.run(env.view, ({ vm, state }) => attemptOn(vm, state, env, request, overrides, gas));
+}
+
+async function attemptOn(vm: VM, state: OverlayStateManager, env: CallEnvironment, request: CallRequest, overrides: StateOverrides, gas: bigint): Promise<Attempt> {
   await applyOverrides(state, overrides);
-  const vm = await createChainVM(env.common, state);
   const from = new Address(request.from ?? new Uint8Array(20));
   const nonce = state.getAccountSync(from)?.nonce ?? 0n;
   // Without fees a call pays nothing, so the base fee check is left out, as geth does.
@@ -200,7 +212,7 @@ function revertError(result: RunTxResult): CallRevertedError {
 
 /** eth_call: the return data of the message, or a typed error (revert → code 3 with data). */
 export async function ethCall(env: CallEnvironment, request: CallRequest, overrides: StateOverrides = []): Promise<CallResult> {
-  const gas = capGas(env, request.gas ?? defaultGas(env));
+  const gas = callGas(env.gasCap, request, env.block.gasLimit);
   const outcome = await attempt(env, request, overrides, gas);
   switch (outcome.kind) {
     case 'ok':

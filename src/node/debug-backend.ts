@@ -1,63 +1,229 @@
 /**
  * The tracing backend of a running node: re-executes a stored block on its parent's state
  * (from the SS, so from the EVM SS on a split node) with the requested tracer. A parent state
- * that is gone is an RPC error naming the heights, never a partial result.
+ * that is gone is an RPC error naming the heights, never a partial result. Every trace is
+ * bounded: a per-transaction deadline (geth's `timeout`), a cap on traces running at once and
+ * a cap on struct-log bytes.
  */
-import type { App } from '../app/index.js';
+import type { App, BlockHeaderInput } from '../app/index.js';
 import { HeightPrunedError } from '../app/index.js';
+import { EthChainConfig } from '../app/eth-chain-config.js';
+import { ethExecutionContext } from '../app/eth-execution.js';
+import type { ExecutionContext } from '../app/execution-context.js';
+import { TraceWatch } from '../app/trace-deadline.js';
 import type { StoredBlock } from '../chain/block.js';
-import type { BlockStore } from '../chain/block-store.js';
-import { DurationSyntaxError, parseDuration } from '../config/index.js';
-import type { BlockTraceEntry, DebugBackend, TraceOptions } from '../rpc/debug/index.js';
+import type { ChainBlock } from '../chain/imported-block.js';
+import type { BlockStore, StoredReceipt } from '../chain/block-store.js';
+import { DurationSyntaxError, defaultAppConfig, parseDuration, type EvmRpcConfig } from '../config/index.js';
+import type { AccountOverride as AppOverride, CallRequest as AppCallRequest, StateOverrides as AppStateOverrides } from '../evm/call.js';
+import type { CallRequest, StateOverrides } from '../rpc/eth/backend.js';
+import {
+  TraceGate,
+  type BlockStoreLookup,
+  type BlockTraceEntry,
+  type DebugBackend,
+  type StateAccess,
+  type StateAccessReceipt,
+  type TraceCallRequest,
+  type TraceOptions,
+} from '../rpc/debug/index.js';
 import { RpcError } from '../rpc/jsonrpc/index.js';
-import { StructLogger, createTracer, isNativeTracer, type JsonValue, type Tracer } from '../trace/index.js';
+import { StructLogger, createTracer, isNativeTracer, loadJsTracerEngine, type JsonValue, type Tracer } from '../trace/index.js';
 
-/**
- * Checks geth's `timeout` syntax (Go duration). The deadline itself is not enforced yet: a
- * trace runs to its end.
- */
-function checkTimeout(timeout: string | undefined): void {
-  if (timeout === undefined) return;
+/** The bounds every trace runs within (app.toml `[evm]`). */
+export interface TraceLimits {
+  /** Per-transaction deadline when a request names no `timeout` (`trace-timeout`). */
+  readonly defaultTimeoutMs: number;
+  /** Traces running at once; more are refused (`max-concurrent-traces`). */
+  readonly maxConcurrentTraces: number;
+  /** Cap on one struct-logger trace's encoded struct logs (`max-struct-log-bytes`). */
+  readonly maxStructLogBytes: number;
+}
+
+/** The trace limits an `[evm]` section configures. */
+export function traceLimitsOf(evm: EvmRpcConfig): TraceLimits {
+  return {
+    defaultTimeoutMs: evm.traceTimeout.toMilliseconds(),
+    maxConcurrentTraces: evm.maxConcurrentTraces,
+    maxStructLogBytes: evm.maxStructLogBytes,
+  };
+}
+
+/** The per-transaction deadline a request asks for (geth's `timeout`, Go duration syntax). */
+function timeoutMs(timeout: string | undefined, fallbackMs: number): number {
+  if (timeout === undefined) return fallbackMs;
   try {
-    parseDuration(timeout);
+    return Number(parseDuration(timeout)) / 1e6;
   } catch (error) {
     if (error instanceof DurationSyntaxError) throw RpcError.server(`time: invalid duration "${timeout}"`);
     throw error;
   }
 }
 
+function hex(bytes: Uint8Array): string {
+  return `0x${Buffer.from(bytes).toString('hex')}`;
+}
+
+/** The eth_call request in the executor's terms. */
+function appCallRequest(request: CallRequest): AppCallRequest {
+  return {
+    ...(request.from ? { from: request.from } : {}),
+    ...(request.to ? { to: request.to } : {}),
+    ...(request.gas !== undefined ? { gas: request.gas } : {}),
+    ...(request.gasPrice !== undefined ? { gasPrice: request.gasPrice } : {}),
+    ...(request.maxFeePerGas !== undefined ? { maxFeePerGas: request.maxFeePerGas } : {}),
+    ...(request.maxPriorityFeePerGas !== undefined ? { maxPriorityFeePerGas: request.maxPriorityFeePerGas } : {}),
+    ...(request.value !== undefined ? { value: request.value } : {}),
+    ...(request.input ? { data: request.input } : {}),
+    ...(request.accessList ? { accessList: request.accessList.map((e) => ({ address: e.address, storageKeys: [...e.storageKeys] })) } : {}),
+  };
+}
+
+/** eth_call's state overrides in the executor's terms. */
+function appStateOverrides(overrides: StateOverrides | undefined): AppStateOverrides {
+  if (!overrides) return [];
+  const slots = (map: ReadonlyMap<string, Uint8Array> | undefined) =>
+    map ? [...map].map(([slot, value]) => ({ slot: Buffer.from(slot.replace(/^0x/, '').padStart(64, '0'), 'hex'), value })) : undefined;
+  return [...overrides].map(([address, o]) => {
+    const state = slots(o.state);
+    const stateDiff = slots(o.stateDiff);
+    const override: AppOverride = {
+      ...(o.balance !== undefined ? { balance: o.balance } : {}),
+      ...(o.nonce !== undefined ? { nonce: o.nonce } : {}),
+      ...(o.code !== undefined ? { code: o.code } : {}),
+      ...(state ? { state } : {}),
+      ...(stateDiff ? { stateDiff } : {}),
+    };
+    return { address: Buffer.from(address.replace(/^0x/, ''), 'hex'), override };
+  });
+}
+
+function headerInput(block: StoredBlock): BlockHeaderInput {
+  const h = block.header;
+  return { height: h.height, timeMs: h.timeMs, proposer: h.proposer, baseFee: h.baseFee, gasLimit: h.gasLimit };
+}
+
+function receiptOf(r: StoredReceipt): StateAccessReceipt {
+  return {
+    blockNumber: r.blockHeight,
+    contractAddress: r.contractAddress,
+    cumulativeGasUsed: r.cumulativeGasUsed,
+    effectiveGasPrice: r.effectiveGasPrice,
+    from: r.from,
+    to: r.to,
+    gasUsed: r.gasUsed,
+    status: r.status,
+    type: r.txType,
+    transactionHash: r.txHash,
+    transactionIndex: r.txIndex,
+  };
+}
+
+/** A stored block as debug_traceStateAccess reports its lookup. */
+function blockLookupResponse(block: StoredBlock): JsonValue {
+  const h = block.header;
+  return {
+    hash: hex(block.hash),
+    height: String(h.height),
+    time: new Date(h.timeMs).toISOString(),
+    proposer: hex(h.proposer),
+    lastBlockHash: hex(h.lastBlockHash),
+    appHash: hex(h.appHash),
+    gasUsed: `0x${h.gasUsed.toString(16)}`,
+    gasLimit: `0x${h.gasLimit.toString(16)}`,
+    baseFee: `0x${h.baseFee.toString(16)}`,
+    txs: block.txs.length,
+  };
+}
+
 /** DebugBackend over one node's app and block store. */
 export class NodeDebugBackend implements DebugBackend {
+  readonly #limits: TraceLimits;
+  readonly #gate: TraceGate;
+  /** The rules of an imported Ethereum chain, read from the block store once. */
+  #importedChain: EthChainConfig | undefined;
+
   constructor(
     private readonly app: App,
     private readonly store: BlockStore,
-  ) {}
+    limits: TraceLimits = traceLimitsOf(defaultAppConfig().evm),
+  ) {
+    this.#limits = limits;
+    this.#gate = new TraceGate(limits.maxConcurrentTraces);
+  }
 
   latestHeight(): number {
     return this.store.latestHeight() ?? 0;
   }
 
-  #tracer(options: TraceOptions): Tracer {
-    checkTimeout(options.timeout);
-    if (options.tracer === undefined || options.tracer === 'opcodeTracer') return new StructLogger(options.structLogger);
-    // geth before v1.11 answered an unknown name with this; JavaScript tracers are not served yet.
-    if (!isNativeTracer(options.tracer)) throw RpcError.server('tracer not found');
-    return createTracer(options.tracer, options.tracerConfig);
+  earliestHeight(): number {
+    return this.store.earliestHeight() ?? 0;
   }
 
-  async #trace(block: StoredBlock, tracerFor: (index: number) => Tracer | undefined, lastIndex?: number): Promise<BlockTraceEntry[]> {
+  /** The deadlines of one request. */
+  #watch(options: TraceOptions): TraceWatch {
+    return new TraceWatch(timeoutMs(options.timeout, this.#limits.defaultTimeoutMs));
+  }
+
+  /** Loads what the requested tracer needs before any transaction runs: the JavaScript engine, once. */
+  async #prepare(options: TraceOptions): Promise<void> {
+    if (options.tracer !== undefined && options.tracer !== 'opcodeTracer' && !isNativeTracer(options.tracer)) await loadJsTracerEngine();
+  }
+
+  /** A tracer for one transaction, stopped by `watch` at its deadline. */
+  #tracer(options: TraceOptions, watch: TraceWatch): Tracer {
+    return watch.wrap(this.#bareTracer(options, watch));
+  }
+
+  #bareTracer(options: TraceOptions, watch: TraceWatch): Tracer {
+    if (options.tracer === undefined || options.tracer === 'opcodeTracer') {
+      return new StructLogger({ ...options.structLogger, maxBytes: this.#limits.maxStructLogBytes });
+    }
+    // A JavaScript tracer is also bounded inside its sandbox, where a loop in the tracer itself runs.
+    return createTracer(options.tracer, options.tracerConfig, { deadlineMs: Date.now() + watch.timeoutMs });
+  }
+
+  /**
+   * debug_traceCall and debug_traceStateAccess re-execute with this chain's own rules; an
+   * imported Ethereum block needs its chain's rules and system calls, so they refuse it rather
+   * than answer from the wrong execution.
+   */
+  #ownBlock(block: ChainBlock, method: string): void {
+    if (block.eth !== undefined) {
+      throw RpcError.server(`${method} is not supported on blocks imported from an Ethereum chain (block ${block.header.height}); use debug_traceTransaction or debug_traceBlockByNumber`);
+    }
+  }
+
+  /** geth's error for a state the SS no longer keeps, naming the earliest height. */
+  #stateGone(error: HeightPrunedError, needed: string): RpcError {
+    return RpcError.server(`historical state is not available: ${needed}, and the earliest retained is ${error.earliest}`);
+  }
+
+  /**
+   * How to re-execute `block`: with the chain's own rules, or — imported from an Ethereum
+   * chain — with its Ethereum header and that chain's rules (block 1 starts from the genesis
+   * alloc, which the versioned stores cannot hold at version 0).
+   */
+  #contextOf(block: ChainBlock): ExecutionContext {
+    if (block.eth === undefined) return this.app.ownExecutionContext(headerInput(block), block.hash);
+    if (block.eth.header.length === 0) throw RpcError.server('genesis is not traceable');
+    if (this.#importedChain === undefined) {
+      const genesis = this.store.importedChainGenesis();
+      if (genesis === undefined) throw RpcError.server('the block store holds imported blocks without their chain\'s genesis; import the chain again');
+      this.#importedChain = EthChainConfig.parse(genesis);
+    }
+    const height = block.header.height;
+    const parentState = height === 1 ? this.#importedChain.genesisView() : undefined;
+    return ethExecutionContext(this.#importedChain, block.eth.header, height, (n) => this.store.blockByHeight(Number(n))?.hash, parentState);
+  }
+
+  async #trace(block: StoredBlock, watch: TraceWatch, tracerFor: (index: number) => Tracer | undefined, lastIndex?: number): Promise<BlockTraceEntry[]> {
     const h = block.header;
+    const context = this.#contextOf(block);
     try {
-      return await this.app.traceBlock(
-        { height: h.height, timeMs: h.timeMs, proposer: h.proposer, baseFee: h.baseFee, gasLimit: h.gasLimit, blockHash: block.hash },
-        block.txs,
-        tracerFor,
-        lastIndex,
-      );
+      return await watch.run(this.app.traceBlock(context, block.txs, tracerFor, lastIndex));
     } catch (error) {
-      if (error instanceof HeightPrunedError) {
-        throw RpcError.server(`historical state is not available: block ${h.height} needs the state of block ${h.height - 1}, and the earliest retained is ${error.earliest}`);
-      }
+      if (error instanceof HeightPrunedError) throw this.#stateGone(error, `block ${h.height} needs the state of block ${h.height - 1}`);
       throw error;
     }
   }
@@ -67,15 +233,19 @@ export class NodeDebugBackend implements DebugBackend {
     if (!located) return undefined;
     const block = this.store.blockByHeight(located.height);
     if (!block) return undefined;
-    const tracer = this.#tracer(options);
-    const traced = await this.#trace(block, (i) => (i === located.index ? tracer : undefined), located.index);
+    const watch = this.#watch(options);
+    await this.#prepare(options);
+    const tracer = this.#tracer(options, watch);
+    const traced = await this.#gate.run(() => this.#trace(block, watch, (i) => (i === located.index ? tracer : undefined), located.index));
     return traced[0]?.result;
   }
 
   async #traceWhole(block: StoredBlock | undefined, options: TraceOptions): Promise<BlockTraceEntry[] | undefined> {
     if (!block) return undefined;
-    this.#tracer(options);
-    return this.#trace(block, () => this.#tracer(options));
+    const watch = this.#watch(options);
+    await this.#prepare(options);
+    this.#bareTracer(options, watch);
+    return this.#gate.run(() => this.#trace(block, watch, () => this.#tracer(options, watch)));
   }
 
   traceBlockByNumber(height: number, options: TraceOptions): Promise<BlockTraceEntry[] | undefined> {
@@ -84,5 +254,54 @@ export class NodeDebugBackend implements DebugBackend {
 
   traceBlockByHash(hash: Uint8Array, options: TraceOptions): Promise<BlockTraceEntry[] | undefined> {
     return this.#traceWhole(this.store.blockByHash(hash), options);
+  }
+
+  async traceCall(request: TraceCallRequest, options: TraceOptions): Promise<JsonValue | undefined> {
+    const block = 'hash' in request.block ? this.store.blockByHash(request.block.hash) : this.store.blockByHeight(request.block.height);
+    if (!block) return undefined;
+    this.#ownBlock(block, 'debug_traceCall');
+    const txIndex = request.txIndex;
+    if (txIndex !== undefined && txIndex >= block.txs.length) {
+      throw RpcError.server(`transaction index ${txIndex} out of range for block ${hex(block.hash)}`);
+    }
+    const watch = this.#watch(options);
+    await this.#prepare(options);
+    const tracer = this.#tracer(options, watch);
+    const height = block.header.height;
+    const leadingTxs = txIndex === undefined ? undefined : block.txs.slice(0, txIndex);
+    return this.#gate.run(async () => {
+      try {
+        return await watch.run(
+          this.app.traceCall(headerInput(block), leadingTxs, appCallRequest(request.call), appStateOverrides(request.stateOverrides), request.blockOverrides, tracer),
+        );
+      } catch (error) {
+        if (error instanceof HeightPrunedError) {
+          throw this.#stateGone(error, leadingTxs === undefined ? `the call needs the state after block ${height}` : `txIndex needs the state of block ${height - 1}`);
+        }
+        throw error;
+      }
+    });
+  }
+
+  async traceStateAccess(hash: Uint8Array): Promise<StateAccess | undefined> {
+    const lookups: BlockStoreLookup[] = [];
+    const located = this.store.txByHash(hash);
+    lookups.push({ endpoint: 'Tx', arguments: [hex(hash)], response: located ? { height: String(located.height), index: located.index } : null });
+    if (!located) return undefined;
+    const block = this.store.blockByHeight(located.height);
+    lookups.push({ endpoint: 'Block', arguments: [String(located.height)], response: block ? blockLookupResponse(block) : null });
+    const receipt = this.store.receipt(hash);
+    if (!block || !receipt) return undefined;
+    this.#ownBlock(block, 'debug_traceStateAccess');
+    const height = block.header.height;
+    const modules = await this.#gate.run(async () => {
+      try {
+        return await this.app.storeReadsOfTx(headerInput(block), block.txs, located.index);
+      } catch (error) {
+        if (error instanceof HeightPrunedError) throw this.#stateGone(error, `block ${height} needs the state of block ${height - 1}`);
+        throw error;
+      }
+    });
+    return { modules, lookups, receipt: receiptOf(receipt) };
   }
 }

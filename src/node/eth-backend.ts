@@ -4,7 +4,7 @@
  * (admission, pending nonces), and fans new blocks out to subscribers.
  */
 import type { TypedTransaction } from '@ethereumjs/tx';
-import type { App } from '../app/index.js';
+import type { App, CallBlock } from '../app/index.js';
 import { HeightPrunedError } from '../app/index.js';
 import { EMPTY_BLOOM, ZERO_HASH, txRoot, type StoredBlock } from '../chain/block.js';
 import type { BlockStore, IndexedLog, StoredReceipt } from '../chain/block-store.js';
@@ -104,6 +104,8 @@ function ethLog(log: IndexedLog): EthLog {
 /** EthBackend over one node's app, block store and mempool. */
 export class NodeEthBackend implements EthBackend {
   readonly #listeners = new Set<(event: NewBlockEvent) => void>();
+  /** Header fields calls run with, for the last heights called at (decoding a block is not free). */
+  readonly #callBlocks = new Map<number, CallBlock | undefined>();
 
   constructor(
     private readonly app: App,
@@ -295,6 +297,18 @@ export class NodeEthBackend implements EthBackend {
     return this.#state(() => this.app.getStorageAt(address, slot, this.#stateHeight(height)));
   }
 
+  /** The header fields of block `height` an eth_call there runs with (undefined for genesis). */
+  #callBlock(height: number): CallBlock | undefined {
+    if (this.#callBlocks.has(height)) return this.#callBlocks.get(height);
+    const header = this.store.blockByHeight(height)?.header;
+    const block = header === undefined ? undefined : { timeMs: header.timeMs, proposer: header.proposer };
+    if (block !== undefined) {
+      if (this.#callBlocks.size >= 64) this.#callBlocks.delete(this.#callBlocks.keys().next().value!);
+      this.#callBlocks.set(height, block);
+    }
+    return block;
+  }
+
   #request(request: CallRequest): AppCallRequest {
     return {
       ...(request.from ? { from: request.from } : {}),
@@ -331,7 +345,7 @@ export class NodeEthBackend implements EthBackend {
 
   async call(request: CallRequest, height: number, overrides: StateOverrides | undefined): Promise<CallOutcome> {
     try {
-      const result = await this.#state(() => this.app.call(this.#request(request), this.#stateHeight(height), this.#overrides(overrides)));
+      const result = await this.#state(() => this.app.call(this.#request(request), this.#stateHeight(height), this.#overrides(overrides), this.#callBlock(height)));
       return { status: 'success', returnData: result.returnData, gasUsed: result.gasUsed };
     } catch (error) {
       if (error instanceof CallRevertedError) return { status: 'reverted', returnData: error.data, gasUsed: 0n };

@@ -20,7 +20,7 @@ import { Dispatcher, serveJsonRpc } from '../rpc/jsonrpc/index.js';
 import { createHttpTransport, type HttpTransport } from '../rpc/transport/index.js';
 import type { StateStoreConfig } from '../store/index.js';
 import { NodeConsensusBackend } from './consensus-backend.js';
-import { NodeDebugBackend } from './debug-backend.js';
+import { NodeDebugBackend, traceLimitsOf } from './debug-backend.js';
 import { NodeEthBackend } from './eth-backend.js';
 import { homePaths, type HomePaths } from './home.js';
 import { BlockProducer } from './producer.js';
@@ -122,6 +122,7 @@ export class StrataNode {
       if (app.height() === 0) await app.initChain();
       const store = await BlockStore.open(paths.data);
       closers.unshift(() => store.close());
+      app.useBlockHashes((height) => store.blockByHeight(height)?.hash);
       const stored = store.latestHeight() ?? 0;
       if (app.height() > stored) {
         throw new NodeStartError(
@@ -164,7 +165,7 @@ export class StrataNode {
 
       const eth = new NodeEthBackend(app, store, mempool);
       const rpc = createEthMethods(eth, { maxLogBlockRange: config.app.evm.maxLogBlockRange, version: VERSION, logger });
-      const methods = { ...rpc.methods, ...createDebugMethods(new NodeDebugBackend(app, store)) };
+      const methods = { ...rpc.methods, ...createDebugMethods(new NodeDebugBackend(app, store, traceLimitsOf(config.app.evm))) };
       const dispatcher = new Dispatcher(methods, {
         maxBatchSize: config.app.evm.maxBatchSize,
         maxInFlight: config.app.evm.maxConcurrentRequests,

@@ -68,14 +68,21 @@ export class BlockProducer {
     return next;
   }
 
-  /** Starts producing one block every `intervalMs`. */
+  /**
+   * Starts producing one block every `intervalMs`, measured start to start: the time a block
+   * takes to build is part of the interval, not added to it. A block that takes longer than
+   * the interval is followed by the next one at once.
+   */
   start(intervalMs: number): void {
+    let due = Date.now() + intervalMs;
     const tick = (): void => {
       if (this.#stopped) return;
       void this.produce()
         .catch(() => undefined)
         .finally(() => {
-          if (!this.#stopped) this.#timer = setTimeout(tick, intervalMs);
+          if (this.#stopped) return;
+          due = Math.max(due + intervalMs, Date.now());
+          this.#timer = setTimeout(tick, due - Date.now());
         });
     };
     this.#timer = setTimeout(tick, intervalMs);

@@ -9,10 +9,13 @@ export class TraceError extends Error {
   }
 }
 
-/** The tracer name is not one this node provides. */
+/**
+ * The tracer name is neither native nor bundled. Any other `tracer` string is JavaScript, so
+ * a bare unknown name fails as geth's evaluation of it does.
+ */
 export class UnknownTracerError extends TraceError {
   constructor(readonly tracer: string) {
-    super(`tracer not found: ${tracer} (available: callTracer, flatCallTracer, prestateTracer, 4byteTracer, muxTracer, noopTracer)`);
+    super(`ReferenceError: ${tracer} is not defined`);
   }
 }
 

@@ -27,6 +27,30 @@ const SELFDESTRUCT = 0xff;
 const RETURN = 0xf3;
 const LOG0 = 0xa0;
 const LOG4 = 0xa4;
+const PREVRANDAO = 0x44;
+const INVALID = 0xfe;
+const STOP = 0x00;
+const REVERT = 0xfd;
+/** Opcodes after which a frame is over even when code follows them. */
+const HALTING_OPS: ReadonlySet<number> = new Set([STOP, RETURN, REVERT, INVALID, SELFDESTRUCT]);
+
+/**
+ * geth's names for opcodes that a fork may not have activated yet: geth names a byte the same
+ * at every fork, while @ethereumjs/evm calls an inactive opcode INVALID.
+ */
+const LATER_FORK_OPCODES: Readonly<Record<number, string>> = {
+  0x1b: 'SHL', 0x1c: 'SHR', 0x1d: 'SAR', 0x1e: 'CLZ', 0x3d: 'RETURNDATASIZE', 0x3e: 'RETURNDATACOPY',
+  0x3f: 'EXTCODEHASH', 0x46: 'CHAINID', 0x47: 'SELFBALANCE', 0x48: 'BASEFEE', 0x49: 'BLOBHASH',
+  0x4a: 'BLOBBASEFEE', 0x5c: 'TLOAD', 0x5d: 'TSTORE', 0x5e: 'MCOPY', 0x5f: 'PUSH0', 0xf4: 'DELEGATECALL',
+  0xf5: 'CREATE2', 0xfa: 'STATICCALL', 0xfd: 'REVERT',
+};
+
+/** geth's name for `op` given the EVM's name for it (geth keeps DIFFICULTY for 0x44 after the merge). */
+export function gethOpName(op: number, evmName: string): string {
+  if (op === PREVRANDAO) return 'DIFFICULTY';
+  if (evmName !== 'INVALID' || op === INVALID) return evmName;
+  return LATER_FORK_OPCODES[op] ?? `opcode 0x${op.toString(16)} not defined`;
+}
 
 /** What a step will have done once it is known to have executed. */
 interface StepRecord {
@@ -38,6 +62,8 @@ interface StepRecord {
 }
 
 interface OpenFrame {
+  /** The EVM's message; its `code` is loaded by the time the frame's first step runs. */
+  message: Message;
   depth: number;
   address: Hex | undefined;
   /** The transaction's log count when the frame began; restored if it fails. */
@@ -140,7 +166,7 @@ export class EvmTraceBridge {
       value: message.value,
       input,
     };
-    this.frames.push({ depth: message.depth, address, logMark: this.logCount, input, isCreate: type === 'CREATE' || type === 'CREATE2', returned: undefined, lastStep: undefined, lastTraced: undefined, contract, returnData: new Uint8Array(), pending: undefined });
+    this.frames.push({ message, depth: message.depth, address, logMark: this.logCount, input, isCreate: type === 'CREATE' || type === 'CREATE2', returned: undefined, lastStep: undefined, lastTraced: undefined, contract, returnData: new Uint8Array(), pending: undefined });
     this.tracer.onEnter?.({
       depth: message.depth,
       type,
@@ -158,15 +184,20 @@ export class EvmTraceBridge {
     this.settle(frame, true);
     const address = event.address.toString() as Hex;
     frame.address = address;
-    const op = event.opcode.code;
+    // The EVM files every undefined byte under INVALID (0xfe); geth names the byte itself.
+    const code = frame.message.code;
+    const op = event.opcode.code === INVALID && code instanceof Uint8Array ? (code[event.pc] ?? INVALID) : event.opcode.code;
     const cost = event.opcode.dynamicFee ?? BigInt(event.opcode.fee);
     if (frame.contract.address === '0x') frame.contract = { ...frame.contract, address, codeAddress: address };
+    const opName = gethOpName(op, event.opcode.name);
+    const type = CALL_OPS[op];
     const traced: OpcodeStep = {
       pc: event.pc,
       op,
-      opName: event.opcode.name,
+      opName,
       gas: event.gasLeft,
-      cost,
+      // geth counts the gas a CALL hands to its callee in the CALL's cost (a CREATE's it does not).
+      cost: type !== undefined && type !== 'CREATE' && type !== 'CREATE2' ? cost + this.calleeGas(type, event, cost) : cost,
       depth: event.depth,
       stack: event.stack,
       memory: event.memory,
@@ -178,7 +209,7 @@ export class EvmTraceBridge {
     };
     frame.lastTraced = traced;
     await this.tracer.onOpcode?.(traced);
-    frame.lastStep = { op, opName: event.opcode.name, gas: event.gasLeft, cost, stackLength: event.stack.length };
+    frame.lastStep = { op, opName, gas: event.gasLeft, cost, stackLength: event.stack.length };
     if (op === RETURN && frame.isCreate) {
       const top = (i: number): bigint => event.stack[event.stack.length - 1 - i] ?? 0n;
       frame.returned = memorySlice(event.memory, top(0), top(1));
@@ -189,7 +220,6 @@ export class EvmTraceBridge {
       log: undefined,
       selfdestruct: undefined,
     };
-    const type = CALL_OPS[op];
     if (type !== undefined) record.refusedCall = this.refusedCall(type, event, address, cost);
     else if (op >= LOG0 && op <= LOG4) record.log = this.logOf(op - LOG0, event, address);
     else if (op === SELFDESTRUCT) record.selfdestruct = await this.selfdestructOf(event, address);
@@ -211,6 +241,7 @@ export class EvmTraceBridge {
       output = frame.returned ?? output;
     }
     this.settle(frame, reason === undefined);
+    if (result.execResult.exceptionError === undefined) await this.stopAtCodeEnd(frame, result);
     const error = reason === undefined ? undefined : gethVmError(reason, frame.lastStep, this.rules.sstoreSentry, frame.input);
     if (error !== undefined) this.logCount = frame.logMark;
     const parent = this.frames[this.frames.length - 1];
@@ -226,6 +257,37 @@ export class EvmTraceBridge {
     });
   }
 
+  /**
+   * geth reads a STOP past the end of the code and traces it; @ethereumjs/evm just leaves its
+   * loop. So a frame that ran off the end of its code gets that STOP step here.
+   */
+  private async stopAtCodeEnd(frame: OpenFrame, result: EVMResult): Promise<void> {
+    const runState = result.execResult.runState;
+    const last = frame.lastStep;
+    if (runState === undefined || last === undefined || HALTING_OPS.has(last.op)) return;
+    if (runState.programCounter < runState.code.length) return;
+    const memory = new Uint8Array(Number(runState.memoryWordCount) * 32);
+    memory.set(runState.memory._store.subarray(0, memory.length));
+    const traced: OpcodeStep = {
+      pc: runState.programCounter,
+      op: STOP,
+      opName: 'STOP',
+      gas: result.execResult.gas ?? runState.gasLeft,
+      cost: 0n,
+      depth: frame.depth,
+      stack: runState.stack.getStack(),
+      memory,
+      address: frame.address ?? frame.contract.address,
+      // The run state's own refund field is the frame's starting value; the result has the final one.
+      refund: result.execResult.gasRefund ?? 0n,
+      returnData: frame.returnData,
+      contract: frame.contract,
+      state: this.state,
+    };
+    frame.lastTraced = traced;
+    await this.tracer.onOpcode?.(traced);
+  }
+
   /** Reports what the frame's last step did, or drops it when the step turned out to fail. */
   private settle(frame: OpenFrame, executed: boolean): void {
     const record = frame.pending;
@@ -233,6 +295,8 @@ export class EvmTraceBridge {
     if (record === undefined || !executed) return;
     if (record.refusedCall !== undefined) {
       const { frame: start, error } = record.refusedCall;
+      // A refused call returned nothing, so RETURNDATASIZE is 0 afterwards.
+      frame.returnData = new Uint8Array();
       this.tracer.onEnter?.(start);
       this.tracer.onExit?.({ depth: start.depth, output: new Uint8Array(), gasUsed: 0n, error, reverted: false, createdAddress: undefined });
     }
@@ -248,19 +312,15 @@ export class EvmTraceBridge {
   private refusedCall(type: FrameType, event: InterpreterStep, from: Hex, cost: bigint): StepRecord['refusedCall'] {
     const stack = event.stack;
     const top = (i: number): bigint => stack[stack.length - 1 - i] ?? 0n;
-    const available = event.gasLeft - cost;
-    const allButOne64th = available - available / 64n;
     const depth = event.depth + 1;
     const error = depth > MAX_CALL_DEPTH ? 'max call depth exceeded' : 'insufficient balance for transfer';
     if (type === 'CREATE' || type === 'CREATE2') {
       const input = memorySlice(event.memory, top(1), top(2));
-      const gas = this.rules.eip150 ? allButOne64th : available;
-      return { frame: { depth, type, from, to: undefined, input, gas, value: top(0) }, error };
+      return { frame: { depth, type, from, to: undefined, input, gas: this.calleeGas(type, event, cost), value: top(0) }, error };
     }
     const hasValue = type === 'CALL' || type === 'CALLCODE';
     const args = hasValue ? 3 : 2;
-    const requested = top(0);
-    let gas = this.rules.eip150 && requested > allButOne64th ? allButOne64th : requested;
+    let gas = this.calleeGas(type, event, cost);
     const value = hasValue ? top(2) : undefined;
     if (value !== undefined && value > 0n) gas += CALL_STIPEND;
     const input = memorySlice(event.memory, top(args), top(args + 1));
@@ -268,6 +328,20 @@ export class EvmTraceBridge {
       frame: { depth, type, from, to: wordAddress(top(1)), input, gas, value: type === 'STATICCALL' ? undefined : (value ?? 0n) },
       error,
     };
+  }
+
+  /**
+   * Gas a call or create op hands its callee before any stipend: for calls the request, capped
+   * at all but 1/64 of what is left from Tangerine Whistle on; for creates all (but 1/64) of it.
+   */
+  private calleeGas(type: FrameType, event: InterpreterStep, cost: bigint): bigint {
+    const stack = event.stack;
+    const requested = stack[stack.length - 1];
+    const available = event.gasLeft - cost;
+    if (requested === undefined || available < 0n) return 0n;
+    const allButOne64th = available - available / 64n;
+    if (type === 'CREATE' || type === 'CREATE2') return this.rules.eip150 ? allButOne64th : available;
+    return this.rules.eip150 && requested > allButOne64th ? allButOne64th : requested;
   }
 
   private logOf(topicCount: number, event: InterpreterStep, address: Hex): Omit<TraceLog, 'index'> {

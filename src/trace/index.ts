@@ -6,6 +6,7 @@ export * from './evm-bridge.js';
 export * from './flat-call-tracer.js';
 export * from './four-byte-tracer.js';
 export * from './hex.js';
+export * from './js/index.js';
 export * from './mux-tracer.js';
 export * from './noop-tracer.js';
 export * from './prestate-tracer.js';

@@ -1,24 +1,33 @@
-/** The native tracers by the names geth registers them under. */
+/** Tracers by the names geth registers them under; any other name is JavaScript tracer source. */
 import { CallTracer, callTracerConfig } from './call-tracer.js';
 import type { TracerConfig } from './config.js';
+import { Erc7562Tracer, erc7562TracerConfig } from './erc7562-tracer.js';
 import { TracerConfigError, UnknownTracerError } from './errors.js';
 import { FlatCallTracer, flatCallTracerConfig } from './flat-call-tracer.js';
 import { FourByteTracer } from './four-byte-tracer.js';
+import { builtinJsTracerSource } from './js/builtin/index.js';
+import { JsTracer } from './js/js-tracer.js';
+import { jsTracerLimits, type JsTracerLimits } from './js/limits.js';
 import { MuxTracer } from './mux-tracer.js';
 import { NoopTracer } from './noop-tracer.js';
 import { PrestateTracer, prestateTracerConfig } from './prestate-tracer.js';
 import type { JsonValue, Tracer } from './types.js';
 
 /** Names accepted by createTracer. */
-export const NATIVE_TRACERS = ['callTracer', 'flatCallTracer', 'prestateTracer', '4byteTracer', 'muxTracer', 'noopTracer'] as const;
+export const NATIVE_TRACERS = ['callTracer', 'flatCallTracer', 'prestateTracer', '4byteTracer', 'muxTracer', 'noopTracer', 'erc7562Tracer'] as const;
 
 /** One of the native tracer names. */
 export type NativeTracerName = (typeof NATIVE_TRACERS)[number];
+
+/** Bounds of one trace: the absolute deadline (`Date.now()` based) and, for JavaScript tracers, heap and stack. */
+export type TracerLimits = Partial<JsTracerLimits>;
 
 /** Whether `name` is a native tracer this node provides. */
 export function isNativeTracer(name: string): name is NativeTracerName {
   return (NATIVE_TRACERS as readonly string[]).includes(name);
 }
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 function asConfig(config: JsonValue | undefined, tracer: string): TracerConfig {
   if (config === undefined || config === null) return {};
@@ -28,9 +37,17 @@ function asConfig(config: JsonValue | undefined, tracer: string): TracerConfig {
   return config;
 }
 
-/** A fresh tracer for one transaction; `config` is the request's `tracerConfig`. */
-export function createTracer(name: string, config?: JsonValue): Tracer {
-  if (!isNativeTracer(name)) throw new UnknownTracerError(name);
+/**
+ * A fresh tracer for one transaction; `config` is the request's `tracerConfig`. A name that
+ * is not native is a bundled JavaScript tracer or JavaScript source (the engine must be
+ * loaded with `loadJsTracerEngine()` first); `limits` bound such a tracer.
+ */
+export function createTracer(name: string, config?: JsonValue, limits?: TracerLimits): Tracer {
+  if (!isNativeTracer(name)) {
+    const source = builtinJsTracerSource(name);
+    if (source === undefined && IDENTIFIER.test(name)) throw new UnknownTracerError(name);
+    return new JsTracer(source ?? name, config, jsTracerLimits(limits));
+  }
   const options = asConfig(config, name);
   switch (name) {
     case 'callTracer':
@@ -43,9 +60,11 @@ export function createTracer(name: string, config?: JsonValue): Tracer {
       return new FourByteTracer();
     case 'noopTracer':
       return new NoopTracer();
+    case 'erc7562Tracer':
+      return new Erc7562Tracer(erc7562TracerConfig(options));
     case 'muxTracer': {
       const children = new Map<string, Tracer>();
-      for (const [child, childConfig] of Object.entries(options)) children.set(child, createTracer(child, childConfig ?? null));
+      for (const [child, childConfig] of Object.entries(options)) children.set(child, createTracer(child, childConfig ?? null, limits));
       return new MuxTracer(children);
     }
   }

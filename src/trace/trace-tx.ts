@@ -34,6 +34,14 @@ export function traceRules(vm: VM): TraceRules {
   };
 }
 
+/** What the sender pays per gas in `block` (geth's effective gas price). */
+function effectiveGasPrice(tx: TypedTransaction, block: Block): bigint {
+  if ('gasPrice' in tx) return tx.gasPrice;
+  const baseFee = block.header.baseFeePerGas ?? 0n;
+  const tipped = baseFee + tx.maxPriorityFeePerGas;
+  return tipped < tx.maxFeePerGas ? tipped : tx.maxFeePerGas;
+}
+
 /** EIP-7702 authorities of `tx` whose signatures recover (others are skipped, as geth does). */
 function authoritiesOf(tx: TypedTransaction): Hex[] {
   const list = (tx as { authorizationList?: EOACode7702AuthorizationListBytesItem[] }).authorizationList ?? [];
@@ -69,6 +77,7 @@ export async function traceTransaction(
     createdAddress: tx.to === undefined ? bytesHex(generateAddress(from.bytes, minimalBytes(tx.nonce))) : undefined,
     nonce: tx.nonce,
     gasLimit: tx.gasLimit,
+    gasPrice: effectiveGasPrice(tx, block),
     value: tx.value,
     input: tx.data,
     coinbase: block.header.coinbase.toString() as Hex,

@@ -38,6 +38,8 @@ export interface TxStart {
   createdAddress: Hex | undefined;
   nonce: bigint;
   gasLimit: bigint;
+  /** The price per gas the sender pays (for EIP-1559 fees: min(fee cap, base fee + tip)). */
+  gasPrice: bigint;
   value: bigint;
   input: Uint8Array;
   coinbase: Hex;
@@ -78,8 +80,11 @@ export interface FrameEnd {
 export interface OpcodeStep {
   pc: number;
   op: number;
+  /** geth's name for the opcode (`DIFFICULTY` for 0x44, `opcode 0xc not defined` for an unknown byte). */
   opName: string;
+  /** Gas left before the opcode. */
   gas: bigint;
+  /** What the opcode charges (for the CALL family including the gas handed to the callee). */
   cost: bigint;
   depth: number;
   /** Bottom to top. */

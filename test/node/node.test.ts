@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import {
   createPublicClient,
   createWalletClient,
-  defineChain,
   http,
   parseEther,
   webSocket,
@@ -22,28 +21,14 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { devAccounts } from '../../src/chain/genesis-file.js';
 import { ROOT, initHome, startNode, stratad } from './fixtures/node-process.js';
+import { chainOf, rawRpc } from './fixtures/rpc-client.js';
 
 const token = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'token.json'), 'utf8')) as { abi: Abi; bytecode: Hex };
-
-function chainOf(httpPort: number, wsPort: number) {
-  return defineChain({
-    id: 713715,
-    name: 'strata-test',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [`http://127.0.0.1:${httpPort}`], webSocket: [`ws://127.0.0.1:${wsPort}`] } },
-  });
-}
 
 function cast(args: string[]): string {
   const r = spawnSync('npx', ['cast', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
   if (r.status !== 0) throw new Error(`cast ${args.join(' ')} failed: ${r.stderr}`);
   return r.stdout.trim();
-}
-
-async function rawRpc(port: number, body: string): Promise<{ status: number; json: unknown }> {
-  const r = await fetch(`http://127.0.0.1:${port}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  const text = await r.text();
-  return { status: r.status, json: text ? (JSON.parse(text) as unknown) : undefined };
 }
 
 t.test('a node serves viem and cast, survives bad input and a restart', async (t) => {

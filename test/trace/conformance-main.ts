@@ -1,8 +1,10 @@
 /**
  * Runs every go-ethereum tracer fixture and prints per-folder results: a table, or with
  * `--json` one object `{folder: {passed, failed, failures: [names]}}`. `--verbose` adds
- * the reason for each failure to the table.
+ * the reason for each failure to the table. The suite `execution-apis` runs the execution-apis
+ * debug_trace* `.io` tests against a node serving the imported test chain.
  */
+import { runExecutionApisSuite } from '../conformance/execution-apis.js';
 import { checkFixture, fixtureFolders, fixtureNames, type FixtureOutcome } from './fixtures-harness.js';
 
 interface SuiteSummary {
@@ -29,6 +31,8 @@ async function main(): Promise<void> {
     }
     summary[folder] = suite;
   }
+  const apis = await runExecutionApisSuite();
+  summary['execution-apis'] = { passed: apis.passed, failed: apis.failed, failures: apis.failures };
   if (json) {
     process.stdout.write(`${JSON.stringify(summary)}\n`);
     return;
@@ -42,6 +46,9 @@ async function main(): Promise<void> {
     for (const f of failures) {
       process.stdout.write(`\n${f.folder}/${f.name}: ${f.reason ?? ''}\n`);
       if (f.actual !== undefined) process.stdout.write(`  actual:   ${f.actual}\n  expected: ${f.expected ?? ''}\n`);
+    }
+    for (const o of apis.outcomes.filter((outcome) => !outcome.passed)) {
+      process.stdout.write(`\nexecution-apis/${o.name}:\n${o.problems.map((p) => `  ${p}\n`).join('')}`);
     }
   }
 }

@@ -15,7 +15,7 @@ import { Account, createAddressFromString, type KZG } from '@ethereumjs/util';
 import { createVM, type VM } from '@ethereumjs/vm';
 
 import { nativeCrypto } from '../../src/evm/crypto.js';
-import { createTracer, hexBytes, traceTransaction, type JsonValue } from '../../src/trace/index.js';
+import { createTracer, hexBytes, loadJsTracerEngine, traceTransaction, type JsonValue } from '../../src/trace/index.js';
 
 /** The fixture tree (copied from go-ethereum), relative to the repository. */
 export const FIXTURE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/conformance/geth-tracers');
@@ -33,7 +33,7 @@ export interface GethFixture {
 }
 
 /** How a folder's results are compared (geth's harness differs per folder). */
-type Comparison = 'call' | 'flat' | 'sorted';
+type Comparison = 'call' | 'legacyCall' | 'flat' | 'sorted';
 
 /** The tracer a folder exercises, or why this node cannot run it. */
 type FolderPlan = { tracer: string; comparison: Comparison } | { unsupported: string };
@@ -44,9 +44,9 @@ const FOLDER_PLANS: Record<string, FolderPlan> = {
   call_tracer_flat: { tracer: 'flatCallTracer', comparison: 'flat' },
   prestate_tracer: { tracer: 'prestateTracer', comparison: 'sorted' },
   prestate_tracer_with_diff_mode: { tracer: 'prestateTracer', comparison: 'sorted' },
-  call_tracer_legacy: { unsupported: 'callTracerLegacy is a JavaScript tracer; this node has no JavaScript tracer host' },
-  prestate_tracer_legacy: { unsupported: 'prestateTracerLegacy is a JavaScript tracer; this node has no JavaScript tracer host' },
-  erc7562_tracer: { unsupported: 'erc7562Tracer (ERC-4337 validation tracer) is not implemented' },
+  call_tracer_legacy: { tracer: 'callTracerLegacy', comparison: 'legacyCall' },
+  prestate_tracer_legacy: { tracer: 'prestateTracerLegacy', comparison: 'sorted' },
+  erc7562_tracer: { tracer: 'erc7562Tracer', comparison: 'sorted' },
 };
 
 /** The outcome of one fixture. */
@@ -188,6 +188,7 @@ function blockFor(fixture: GethFixture, common: Common): Block {
 
 /** Runs the fixture's transaction with `tracer` and returns the tracer output and receipt gas. */
 export async function runFixture(fixture: GethFixture, tracer: string): Promise<{ result: Json; gasUsed: bigint }> {
+  await loadJsTracerEngine();
   const config = fixture.genesis.config as JsonObject;
   const fork = forkAt(config, num(fixture.context.number), num(fixture.context.timestamp));
   const common = commonFor(config, fork);
@@ -248,6 +249,24 @@ function canonicalFlat(entry: JsonObject): JsonObject {
   return out;
 }
 
+/**
+ * A call frame as geth's harness re-encodes both sides of the legacy folder through its
+ * struct: addresses lower-cased, empty output/error/calls dropped, missing gas left out.
+ */
+function schemaFrame(frame: JsonObject): JsonObject {
+  const lower = (value: Json | undefined): Json | undefined => (typeof value === 'string' ? value.toLowerCase() : value);
+  const calls = Array.isArray(frame.calls) ? (frame.calls as JsonObject[]).map(schemaFrame) : [];
+  return canonicalFrame({
+    ...frame,
+    from: lower(frame.from) ?? '0x0000000000000000000000000000000000000000',
+    to: lower(frame.to) ?? null,
+    input: frame.input ?? '0x',
+    output: frame.output === '0x' ? null : (frame.output ?? null),
+    error: frame.error === '' ? null : (frame.error ?? null),
+    calls: calls.length === 0 ? null : calls,
+  });
+}
+
 /** JSON with object keys sorted at every level (Go's map encoding). */
 function sortedJson(value: Json): string {
   if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
@@ -262,6 +281,8 @@ function comparable(comparison: Comparison, actual: Json, expected: Json): [stri
   switch (comparison) {
     case 'call':
       return [JSON.stringify(actual), JSON.stringify(canonicalFrame(expected as JsonObject))];
+    case 'legacyCall':
+      return [JSON.stringify(schemaFrame(actual as JsonObject)), JSON.stringify(schemaFrame(expected as JsonObject))];
     case 'flat':
       return [
         JSON.stringify((actual as JsonObject[]).map(canonicalFlat)),
@@ -285,7 +306,7 @@ export async function checkFixture(folder: string, name: string): Promise<Fixtur
   }
   const [actual, expected] = comparable(plan.comparison, run.result, fixture.result);
   if (actual !== expected) return { folder, name, passed: false, reason: 'output differs', actual, expected };
-  if (plan.comparison === 'call') {
+  if (plan.comparison === 'call' || plan.comparison === 'legacyCall') {
     const topGas = (fixture.result as JsonObject).gasUsed;
     if (typeof topGas === 'string' && BigInt(topGas) !== run.gasUsed) {
       return { folder, name, passed: false, reason: `receipt gas ${run.gasUsed} differs from the top frame's gasUsed ${topGas}` };

@@ -1,15 +1,19 @@
 /**
- * go-ethereum's tracer fixtures: every fixture of the folders whose tracer this node
- * provides (callTracer, callTracer withLog/onlyTopCall, flatCallTracer, prestateTracer and
- * its diffMode) reproduces geth's output under geth's comparison for that folder.
+ * go-ethereum's tracer fixtures: every fixture of every folder (callTracer with withLog /
+ * onlyTopCall, flatCallTracer, prestateTracer and its diffMode, erc7562Tracer, and the
+ * JavaScript callTracerLegacy / prestateTracerLegacy) reproduces geth's output under geth's
+ * comparison for that folder.
  */
 import t from 'tap';
 
-import { checkFixture, fixtureNames } from './fixtures-harness.js';
+import { loadJsTracerEngine } from '../../src/trace/index.js';
+import { checkFixture, fixtureFolders, fixtureNames } from './fixtures-harness.js';
 
-const NATIVE_FOLDERS = ['call_tracer', 'call_tracer_withLog', 'call_tracer_flat', 'prestate_tracer', 'prestate_tracer_with_diff_mode'];
+await loadJsTracerEngine();
+const folders = fixtureFolders();
+t.equal(folders.length, 8, 'every fixture folder is run');
 
-for (const folder of NATIVE_FOLDERS) {
+for (const folder of folders) {
   t.test(folder, async (t) => {
     const names = fixtureNames(folder);
     t.ok(names.length > 0, `${folder} has fixtures`);

@@ -1,2 +1,13 @@
 /** The debug_ tracing namespace. */
-export { createDebugMethods, parseTraceConfig, type BlockTraceEntry, type DebugBackend, type TraceOptions } from './methods.js';
+export {
+  createDebugMethods,
+  parseTraceConfig,
+  type BlockTraceEntry,
+  type DebugBackend,
+  type TraceCallBlock,
+  type TraceCallRequest,
+  type TraceOptions,
+} from './methods.js';
+export { formatStateAccess, type BlockStoreLookup, type ModuleFootprint, type StateAccess, type StateAccessReceipt } from './state-access.js';
+export { parseBlockOverrides, parseTraceCallExtras, type BlockOverrides, type TraceCallExtras } from './trace-call-params.js';
+export { TraceGate } from './trace-gate.js';

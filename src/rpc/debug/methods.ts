@@ -1,13 +1,15 @@
 /**
- * The debug_ tracing methods: debug_traceTransaction, debug_traceBlockByNumber and
- * debug_traceBlockByHash with the struct logger (no tracer) and the named tracers
- * (callTracer, flatCallTracer, prestateTracer, 4byteTracer, muxTracer, noopTracer).
- * Parameters and errors follow geth's (../shared/reference/tracing-digest.md). JavaScript
- * tracers are not served yet.
+ * The debug_ tracing methods: debug_traceTransaction, debug_traceBlockByNumber,
+ * debug_traceBlockByHash and debug_traceCall with the struct logger (no tracer), the named
+ * tracers and JavaScript tracer source, and debug_traceStateAccess (a transaction's
+ * store-level reads). Parameters and errors follow geth's (../shared/reference/tracing-digest.md).
  */
 import type { JsonValue, StructLoggerConfig } from '../../trace/index.js';
 import { RpcError, expectParams, type MethodTable } from '../jsonrpc/index.js';
-import { parseBlockNumber, parseHash } from '../eth/params.js';
+import type { CallRequest } from '../eth/backend.js';
+import { parseBlockNumber, parseBlockNumberOrHash, parseCallRequest, parseHash } from '../eth/params.js';
+import { formatStateAccess, type StateAccess } from './state-access.js';
+import { parseTraceCallExtras, type TraceCallExtras } from './trace-call-params.js';
 
 /** What a trace request asks for. */
 export interface TraceOptions {
@@ -26,16 +28,31 @@ export interface BlockTraceEntry {
   readonly result: JsonValue;
 }
 
+/** The block debug_traceCall runs in: a resolved height or a hash. */
+export type TraceCallBlock = { readonly height: number } | { readonly hash: Uint8Array };
+
+/** A debug_traceCall request, decoded. */
+export interface TraceCallRequest extends TraceCallExtras {
+  readonly call: CallRequest;
+  readonly block: TraceCallBlock;
+}
+
 /** The node's side of tracing. Errors it throws with a message go to the client as -32000. */
 export interface DebugBackend {
   /** Latest stored height (for tags). */
   latestHeight(): number;
+  /** Oldest stored height (the `earliest` tag of debug_traceCall). */
+  earliestHeight(): number;
   /** The trace of one transaction, or undefined when the hash is unknown. */
   traceTransaction(hash: Uint8Array, options: TraceOptions): Promise<JsonValue | undefined>;
   /** Traces of every transaction of the block at `height`, or undefined when there is none. */
   traceBlockByNumber(height: number, options: TraceOptions): Promise<BlockTraceEntry[] | undefined>;
   /** Traces of every transaction of the block with `hash`, or undefined when there is none. */
   traceBlockByHash(hash: Uint8Array, options: TraceOptions): Promise<BlockTraceEntry[] | undefined>;
+  /** The trace of a call in a block, or undefined when the block is unknown. */
+  traceCall(request: TraceCallRequest, options: TraceOptions): Promise<JsonValue | undefined>;
+  /** The store-level reads of one transaction, or undefined when the hash is unknown. */
+  traceStateAccess(hash: Uint8Array): Promise<StateAccess | undefined>;
 }
 
 function hex(bytes: Uint8Array): string {
@@ -64,6 +81,7 @@ export function parseTraceConfig(value: unknown, index: number): TraceOptions {
       disableStack: flag('disableStack'),
       disableStorage: flag('disableStorage'),
       enableMemory: flag('enableMemory'),
+      enableReturnData: flag('enableReturnData'),
       limit: typeof limit === 'number' && limit > 0 ? limit : 0,
     },
     tracerConfig: fields.get('tracerconfig') as JsonValue | undefined,
@@ -108,6 +126,27 @@ export function createDebugMethods(backend: DebugBackend): MethodTable {
       const traces = await backend.traceBlockByHash(hash, parseTraceConfig(params[1], 1));
       if (traces === undefined) throw RpcError.server(`block ${hex(hash)} not found`);
       return entries(traces);
+    },
+    debug_traceCall: async (params) => {
+      expectParams(params, 2, 3);
+      const call = parseCallRequest(params[0], 0);
+      const selector = parseBlockNumberOrHash(params[1], 1);
+      const options = parseTraceConfig(params[2], 2);
+      const extras = parseTraceCallExtras(params[2], 2);
+      let block: TraceCallBlock;
+      if (selector.kind === 'hash') block = { hash: selector.hash };
+      else if (selector.kind === 'number') block = { height: selector.number };
+      else if (selector.tag === 'pending') throw RpcError.server('tracing on top of pending is not supported');
+      else block = { height: selector.tag === 'earliest' ? backend.earliestHeight() : backend.latestHeight() };
+      const result = await backend.traceCall({ call, block, ...extras }, options);
+      if (result === undefined) throw RpcError.server('hash' in block ? `block ${hex(block.hash)} not found` : `block #${block.height} not found`);
+      return result;
+    },
+    debug_traceStateAccess: async (params) => {
+      expectParams(params, 1);
+      const access = await backend.traceStateAccess(parseHash(params[0], 0));
+      if (access === undefined) throw RpcError.server('transaction not found');
+      return formatStateAccess(access);
     },
   };
 }

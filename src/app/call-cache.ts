@@ -1,0 +1,64 @@
+/**
+ * Outcomes of eth_call by (height, block context, request). The state at a committed height
+ * never changes and a call writes nothing, so the same request at the same height always
+ * has the same outcome; popular reads (a token balance, an oracle price) are answered once
+ * per block instead of once per client. Calls with state overrides are not cached.
+ */
+import type { CallRequest, CallResult } from '../evm/call.js';
+import type { BlockContext } from '../evm/block-context.js';
+
+/** A finished call: its result, or the typed error it threw. */
+export type CallOutcome = { ok: true; result: CallResult } | { ok: false; error: unknown };
+
+/** A bounded map of call outcomes (oldest out first). */
+export class CallResultCache {
+  readonly #outcomes = new Map<string, CallOutcome>();
+
+  /** A cache of at most `maxEntries` outcomes (0 disables it). */
+  constructor(private readonly maxEntries: number) {}
+
+  /** The cache key of `request` at `block`, or undefined when the cache is off. */
+  key(block: BlockContext, request: CallRequest): string | undefined {
+    if (this.maxEntries === 0) return undefined;
+    const access = (request.accessList ?? []).map((e) => hex(e.address) + e.storageKeys.map(hex).join(','));
+    return [
+      block.height,
+      block.timeMs,
+      hex(block.proposer),
+      block.baseFee,
+      block.gasLimit,
+      hex(request.from),
+      hex(request.to),
+      request.gas,
+      request.gasPrice,
+      request.maxFeePerGas,
+      request.maxPriorityFeePerGas,
+      request.value,
+      hex(request.data),
+      access.join(';'),
+    ].join('|');
+  }
+
+  /** The outcome recorded under `key`. */
+  get(key: string): CallOutcome | undefined {
+    return this.#outcomes.get(key);
+  }
+
+  /** Records `outcome` under `key`, evicting the oldest entry when full. */
+  set(key: string, outcome: CallOutcome): void {
+    if (this.#outcomes.size >= this.maxEntries) {
+      const oldest = this.#outcomes.keys().next().value;
+      if (oldest !== undefined) this.#outcomes.delete(oldest);
+    }
+    this.#outcomes.set(key, outcome);
+  }
+
+  /** Forgets everything (after a rollback rewrote heights). */
+  clear(): void {
+    this.#outcomes.clear();
+  }
+}
+
+function hex(bytes: Uint8Array | undefined): string {
+  return bytes === undefined ? '' : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}

@@ -1,0 +1,38 @@
+/**
+ * Contract code by code hash, shared by every state manager of a chain. Code under a hash
+ * never changes, so one copy serves every height; handing out the same array each time also
+ * lets the jump-destination analysis of that code be cached (see jump-analysis-cache.ts).
+ */
+
+/** A bounded map from code hash to code. */
+export class CodeCache {
+  readonly #codes = new Map<string, Uint8Array>();
+  #bytes = 0;
+
+  /** A cache holding at most `maxBytes` of code (oldest entries leave first). */
+  constructor(private readonly maxBytes = 64 * 1024 * 1024) {}
+
+  /** The code with `hash`, if cached. */
+  get(hash: Uint8Array): Uint8Array | undefined {
+    return this.#codes.get(hashId(hash));
+  }
+
+  /** Remembers `code` under `hash` and returns the cached copy. */
+  put(hash: Uint8Array, code: Uint8Array): Uint8Array {
+    const id = hashId(hash);
+    const existing = this.#codes.get(id);
+    if (existing !== undefined) return existing;
+    this.#codes.set(id, code);
+    this.#bytes += code.length;
+    for (const [oldest, old] of this.#codes) {
+      if (this.#bytes <= this.maxBytes) break;
+      this.#codes.delete(oldest);
+      this.#bytes -= old.length;
+    }
+    return code;
+  }
+}
+
+function hashId(hash: Uint8Array): string {
+  return Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('latin1');
+}

@@ -1,0 +1,36 @@
+/**
+ * Caches @ethereumjs/evm's jump-destination analysis per code array. The interpreter scans
+ * the whole code (every opcode looked up, every PUSH decoded to a bigint) each time a frame
+ * first jumps — for a token contract more than the call itself costs. The analysis depends
+ * only on the code and the EVM's fork, and the interpreter only reads it, so it is computed
+ * once per (EVM, code array); CodeCache hands out one array per code hash, which makes the
+ * cache hit across calls. The interpreter is not exported, so its prototype is reached by the
+ * module's own URL; if the method is missing (another @ethereumjs version) nothing is patched.
+ */
+
+/** The analysis the interpreter computes (opaque here). */
+type Analysis = object;
+
+interface InterpreterPrototype {
+  _getValidJumpDestinations?: (this: { _evm: object }, code: Uint8Array) => Analysis;
+}
+
+const entry = import.meta.resolve('@ethereumjs/evm');
+const interpreterUrl = entry.replace(/index\.(js|ts)$/, 'interpreter.$1');
+const { Interpreter } = (await import(interpreterUrl)) as { Interpreter?: { prototype: InterpreterPrototype } };
+const prototype = Interpreter?.prototype;
+const analyse = prototype?._getValidJumpDestinations;
+
+/** Whether the analysis cache is installed. */
+export const jumpAnalysisCached: boolean = prototype !== undefined && analyse !== undefined;
+
+if (prototype !== undefined && analyse !== undefined) {
+  const byEvm = new WeakMap<object, WeakMap<Uint8Array, Analysis>>();
+  prototype._getValidJumpDestinations = function cachedJumpDestinations(code) {
+    let byCode = byEvm.get(this._evm);
+    if (byCode === undefined) byEvm.set(this._evm, (byCode = new WeakMap()));
+    let analysis = byCode.get(code);
+    if (analysis === undefined) byCode.set(code, (analysis = analyse.call(this, code)));
+    return analysis;
+  };
+}
