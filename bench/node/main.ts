@@ -14,7 +14,10 @@
  *   eth_sendRawTransaction over 8 keep-alive connections, from the first submission until
  *   the last is seen in a block;
  * - reads: `eth_getBalance` and ERC-20 `balanceOf` via `eth_call` at 64 keep-alive
- *   connections (raw-socket load generator, 1 s warm-up), requests/s and p99.
+ *   connections (raw-socket load generator, 1 s warm-up), requests/s and p99. `eth_call` runs
+ *   twice: the same `balanceOf(holder)` every time (the issue's figure; the node answers a
+ *   repeated call at a height from its call cache), and `balanceOf` of a different address
+ *   every request, which measures EVM execution itself.
  * Node and Anvil run alternately within each round (the order flips every round) and the
  * median round is reported; each round uses its own senders. The load generator shares the
  * two cores with the server it drives, so read figures are co-located figures; the node/Anvil
@@ -66,6 +69,7 @@ interface TargetRuns {
   transfers: Array<Measured<TransferRun>>;
   getBalance: Array<Measured<LoadResult>>;
   ethCall: Array<Measured<LoadResult>>;
+  ethCallDistinct: Array<Measured<LoadResult>>;
 }
 
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
@@ -156,8 +160,8 @@ async function main(): Promise<void> {
 
     const targets: Record<Target, RunningProcess> = { node, anvil };
     const runs: Record<Target, TargetRuns> = {
-      node: { transfers: [], getBalance: [], ethCall: [] },
-      anvil: { transfers: [], getBalance: [], ethCall: [] },
+      node: { transfers: [], getBalance: [], ethCall: [], ethCallDistinct: [] },
+      anvil: { transfers: [], getBalance: [], ethCall: [], ethCallDistinct: [] },
     };
     const pids = [node.pid, anvil.pid];
     for (let r = 0; r < size.rounds; r++) {
@@ -170,7 +174,7 @@ async function main(): Promise<void> {
         }
       }
       if (suite !== 'transfers') {
-        for (const method of ['getBalance', 'ethCall'] as const) {
+        for (const method of ['getBalance', 'ethCall', 'ethCallDistinct'] as const) {
           for (const target of order) {
             const run = await gated(pids, () => runReads(targets[target].port, bodies[method], READ_CONNECTIONS, size.readSeconds));
             runs[target][method].push(run);
@@ -184,6 +188,7 @@ async function main(): Promise<void> {
       transfers: medianBy(runs[t].transfers, (x) => x.tps),
       getBalance: medianBy(runs[t].getBalance, (x) => x.requestsPerSec),
       ethCall: medianBy(runs[t].ethCall, (x) => x.requestsPerSec),
+      ethCallDistinct: medianBy(runs[t].ethCallDistinct, (x) => x.requestsPerSec),
     });
     const n = pick('node');
     const a = pick('anvil');
@@ -215,6 +220,11 @@ async function main(): Promise<void> {
       ethCallRpsRatio: ratio(n.ethCall?.requestsPerSec, a.ethCall?.requestsPerSec),
       nodeEthCallP99Ms: n.ethCall?.p99Ms ?? null,
       anvilEthCallP99Ms: a.ethCall?.p99Ms ?? null,
+      nodeEthCallDistinctRps: n.ethCallDistinct?.requestsPerSec ?? null,
+      anvilEthCallDistinctRps: a.ethCallDistinct?.requestsPerSec ?? null,
+      ethCallDistinctRpsRatio: ratio(n.ethCallDistinct?.requestsPerSec, a.ethCallDistinct?.requestsPerSec),
+      nodeEthCallDistinctP99Ms: n.ethCallDistinct?.p99Ms ?? null,
+      anvilEthCallDistinctP99Ms: a.ethCallDistinct?.p99Ms ?? null,
       errors: all.reduce((s, x) => s + ('errors' in x ? x.errors : x.rejected), 0),
       maxForeignCpuPercent: Math.max(0, ...all.map((x) => x.foreignCpuPercent)),
       runs,
@@ -234,6 +244,10 @@ async function main(): Promise<void> {
     if (n.ethCall && a.ethCall) {
       rows.push(['eth_call balanceOf (req/s)', fmtRate(n.ethCall.requestsPerSec), fmtRate(a.ethCall.requestsPerSec), fmtRatio(output.ethCallRpsRatio), runsOf('node', 'ethCall'), runsOf('anvil', 'ethCall')]);
       rows.push(['eth_call p99 (ms)', fmtMs(n.ethCall.p99Ms), fmtMs(a.ethCall.p99Ms), fmtRatio(ratio(n.ethCall.p99Ms, a.ethCall.p99Ms)), '', '']);
+    }
+    if (n.ethCallDistinct && a.ethCallDistinct) {
+      rows.push(['eth_call, distinct holders (req/s)', fmtRate(n.ethCallDistinct.requestsPerSec), fmtRate(a.ethCallDistinct.requestsPerSec), fmtRatio(output.ethCallDistinctRpsRatio), runsOf('node', 'ethCallDistinct'), runsOf('anvil', 'ethCallDistinct')]);
+      rows.push(['eth_call distinct p99 (ms)', fmtMs(n.ethCallDistinct.p99Ms), fmtMs(a.ethCallDistinct.p99Ms), fmtRatio(ratio(n.ethCallDistinct.p99Ms, a.ethCallDistinct.p99Ms)), '', '']);
     }
     const text = `${table(rows)}\n(1 s blocks, 30M gas: ≤ 1,428 transfers per block on both; ${output.errors} errors; foreign CPU ≤ ${output.maxForeignCpuPercent.toFixed(1)}%)`;
     emitReport(text, output, values.json);

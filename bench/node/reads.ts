@@ -92,21 +92,31 @@ function balanceOfData(holder: string): string {
   return `0x${BALANCE_OF}${holder.slice(2).toLowerCase().padStart(64, '0')}`;
 }
 
-/** The two read requests the benchmark drives. */
+/** The read requests the benchmark drives. */
 export interface ReadBodies {
-  getBalance: string;
-  ethCall: string;
+  getBalance: string[];
+  /** The same `balanceOf(holder)` over and over. */
+  ethCall: string[];
+  /** `balanceOf` of a different address each request (no two alike within the cycle). */
+  ethCallDistinct: string[];
 }
+
+/** Distinct `balanceOf` arguments per run: more than a run sends, so none repeats. */
+const DISTINCT_HOLDERS = 200_000;
 
 /** JSON-RPC bodies: the balance of `holder`, and the Token's `balanceOf(holder)`. */
 export function readBodies(holder: string, token: string): ReadBodies {
+  const call = (who: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: token, data: balanceOfData(who) }, 'latest'] });
+  const distinct: string[] = [];
+  for (let i = 0; i < DISTINCT_HOLDERS; i++) distinct.push(call(`0x${(0xb0000000 + i).toString(16).padStart(40, '0')}`));
   return {
-    getBalance: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [holder, 'latest'] }),
-    ethCall: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: token, data: balanceOfData(holder) }, 'latest'] }),
+    getBalance: [JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [holder, 'latest'] })],
+    ethCall: [call(holder)],
+    ethCallDistinct: distinct,
   };
 }
 
-/** Drives one read body at `connections` connections for `seconds` after a 1 s warm-up. */
-export function runReads(port: number, body: string, connections: number, seconds: number): Promise<LoadResult> {
-  return runLoad({ port, body, connections, durationMs: seconds * 1000, warmupMs: 1000 });
+/** Drives read bodies (cycled) at `connections` connections for `seconds` after a 1 s warm-up. */
+export function runReads(port: number, bodies: readonly string[], connections: number, seconds: number): Promise<LoadResult> {
+  return runLoad({ port, body: bodies[0]!, bodies, connections, durationMs: seconds * 1000, warmupMs: 1000 });
 }

@@ -16,6 +16,11 @@ export interface LoadOptions {
   path?: string;
   /** The request body, typically one JSON-RPC call. */
   body: string;
+  /**
+   * Distinct bodies to cycle through instead of `body` (each connection starts at its own
+   * offset), for workloads that must not repeat one request.
+   */
+  bodies?: readonly string[];
   /** Concurrent keep-alive connections. */
   connections: number;
   /** Measured time. */
@@ -62,9 +67,10 @@ class Tally {
   }
 }
 
-/** One connection sending the same request back to back. */
+/** One connection sending its requests back to back, cycling through them. */
 class LoadConnection {
-  readonly #request: Buffer;
+  readonly #requests: readonly Buffer[];
+  #next: number;
   readonly #tally: Tally;
   readonly #host: string;
   readonly #port: number;
@@ -74,10 +80,11 @@ class LoadConnection {
   #sentAt = 0;
   #done = false;
 
-  constructor(host: string, port: number, request: Buffer, tally: Tally, finished: () => void) {
+  constructor(host: string, port: number, requests: readonly Buffer[], first: number, tally: Tally, finished: () => void) {
     this.#host = host;
     this.#port = port;
-    this.#request = request;
+    this.#requests = requests;
+    this.#next = first % requests.length;
     this.#tally = tally;
     this.#finished = finished;
     this.#open();
@@ -107,7 +114,8 @@ class LoadConnection {
       return;
     }
     this.#sentAt = performance.now();
-    this.#socket.write(this.#request);
+    this.#socket.write(this.#requests[this.#next]!);
+    this.#next = (this.#next + 1) % this.#requests.length;
   }
 
   #onData(chunk: Buffer): void {
@@ -154,7 +162,8 @@ function quantile(sorted: Float64Array, q: number): number {
 /** Runs the load and resolves when every connection has stopped. */
 export function runLoad(options: LoadOptions): Promise<LoadResult> {
   const host = options.host ?? '127.0.0.1';
-  const request = requestBytes(host, options.port, options.path ?? '/', options.body);
+  const requests = (options.bodies ?? [options.body]).map((body) => requestBytes(host, options.port, options.path ?? '/', body));
+  const stride = Math.max(1, Math.floor(requests.length / options.connections));
   const tally = new Tally();
   const start = performance.now();
   tally.measureFrom = start + (options.warmupMs ?? 0);
@@ -172,6 +181,6 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
         requests: sorted.length,
       });
     };
-    for (let i = 0; i < options.connections; i++) new LoadConnection(host, options.port, request, tally, finished);
+    for (let i = 0; i < options.connections; i++) new LoadConnection(host, options.port, requests, i * stride, tally, finished);
   });
 }
