@@ -15,8 +15,6 @@ import type { StoredBlock } from '../chain/block.js';
 import type { ChainBlock } from '../chain/imported-block.js';
 import type { BlockStore, StoredReceipt } from '../chain/block-store.js';
 import { DurationSyntaxError, defaultAppConfig, parseDuration, type EvmRpcConfig } from '../config/index.js';
-import type { AccountOverride as AppOverride, CallRequest as AppCallRequest, StateOverrides as AppStateOverrides } from '../evm/call.js';
-import type { CallRequest, StateOverrides } from '../rpc/eth/backend.js';
 import {
   TraceGate,
   type BlockStoreLookup,
@@ -29,6 +27,7 @@ import {
 } from '../rpc/debug/index.js';
 import { RpcError } from '../rpc/jsonrpc/index.js';
 import { StructLogger, createTracer, isNativeTracer, loadJsTracerEngine, type JsonValue, type Tracer } from '../trace/index.js';
+import { appCallRequest, appStateOverrides } from './call-request.js';
 
 /** The bounds every trace runs within (app.toml `[evm]`). */
 export interface TraceLimits {
@@ -62,40 +61,6 @@ function timeoutMs(timeout: string | undefined, fallbackMs: number): number {
 
 function hex(bytes: Uint8Array): string {
   return `0x${Buffer.from(bytes).toString('hex')}`;
-}
-
-/** The eth_call request in the executor's terms. */
-function appCallRequest(request: CallRequest): AppCallRequest {
-  return {
-    ...(request.from ? { from: request.from } : {}),
-    ...(request.to ? { to: request.to } : {}),
-    ...(request.gas !== undefined ? { gas: request.gas } : {}),
-    ...(request.gasPrice !== undefined ? { gasPrice: request.gasPrice } : {}),
-    ...(request.maxFeePerGas !== undefined ? { maxFeePerGas: request.maxFeePerGas } : {}),
-    ...(request.maxPriorityFeePerGas !== undefined ? { maxPriorityFeePerGas: request.maxPriorityFeePerGas } : {}),
-    ...(request.value !== undefined ? { value: request.value } : {}),
-    ...(request.input ? { data: request.input } : {}),
-    ...(request.accessList ? { accessList: request.accessList.map((e) => ({ address: e.address, storageKeys: [...e.storageKeys] })) } : {}),
-  };
-}
-
-/** eth_call's state overrides in the executor's terms. */
-function appStateOverrides(overrides: StateOverrides | undefined): AppStateOverrides {
-  if (!overrides) return [];
-  const slots = (map: ReadonlyMap<string, Uint8Array> | undefined) =>
-    map ? [...map].map(([slot, value]) => ({ slot: Buffer.from(slot.replace(/^0x/, '').padStart(64, '0'), 'hex'), value })) : undefined;
-  return [...overrides].map(([address, o]) => {
-    const state = slots(o.state);
-    const stateDiff = slots(o.stateDiff);
-    const override: AppOverride = {
-      ...(o.balance !== undefined ? { balance: o.balance } : {}),
-      ...(o.nonce !== undefined ? { nonce: o.nonce } : {}),
-      ...(o.code !== undefined ? { code: o.code } : {}),
-      ...(state ? { state } : {}),
-      ...(stateDiff ? { stateDiff } : {}),
-    };
-    return { address: Buffer.from(address.replace(/^0x/, ''), 'hex'), override };
-  });
 }
 
 function headerInput(block: StoredBlock): BlockHeaderInput {

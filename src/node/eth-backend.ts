@@ -9,7 +9,7 @@ import { HeightPrunedError } from '../app/index.js';
 import { EMPTY_BLOOM, ZERO_HASH, txRoot, type StoredBlock } from '../chain/block.js';
 import type { BlockStore, IndexedLog, StoredReceipt } from '../chain/block-store.js';
 import { AlreadyKnownError, MempoolError, MempoolFullError, TxRejectedError as MempoolRejected, type Mempool } from '../chain/mempool.js';
-import { CallFailedError, CallRevertedError, type AccountOverride as AppOverride, type CallRequest as AppCallRequest } from '../evm/call.js';
+import { CallFailedError, CallRevertedError } from '../evm/call.js';
 import { TxRejectedError, type TxRejectionCode } from '../evm/errors.js';
 import { decodeTx } from '../evm/validate.js';
 import {
@@ -34,6 +34,7 @@ import {
   type SyncStatus,
   type Unsubscribe,
 } from '../rpc/eth/index.js';
+import { appCallRequest, appStateOverrides } from './call-request.js';
 
 const EMPTY_ROOT = txRoot([]);
 
@@ -309,43 +310,10 @@ export class NodeEthBackend implements EthBackend {
     return block;
   }
 
-  #request(request: CallRequest): AppCallRequest {
-    return {
-      ...(request.from ? { from: request.from } : {}),
-      ...(request.to ? { to: request.to } : {}),
-      ...(request.gas !== undefined ? { gas: request.gas } : {}),
-      ...(request.gasPrice !== undefined ? { gasPrice: request.gasPrice } : {}),
-      ...(request.maxFeePerGas !== undefined ? { maxFeePerGas: request.maxFeePerGas } : {}),
-      ...(request.maxPriorityFeePerGas !== undefined ? { maxPriorityFeePerGas: request.maxPriorityFeePerGas } : {}),
-      ...(request.value !== undefined ? { value: request.value } : {}),
-      ...(request.input ? { data: request.input } : {}),
-      ...(request.accessList ? { accessList: request.accessList.map((e) => ({ address: e.address, storageKeys: [...e.storageKeys] })) } : {}),
-    };
-  }
-
-  #overrides(overrides: StateOverrides | undefined): Array<{ address: Uint8Array; override: AppOverride }> {
-    if (!overrides) return [];
-    const slots = (map: ReadonlyMap<string, Uint8Array> | undefined) =>
-      map ? [...map].map(([slot, value]) => ({ slot: Buffer.from(slot.replace(/^0x/, '').padStart(64, '0'), 'hex'), value })) : undefined;
-    return [...overrides].map(([address, o]) => {
-      const state = slots(o.state);
-      const stateDiff = slots(o.stateDiff);
-      return {
-        address: Buffer.from(address.replace(/^0x/, ''), 'hex'),
-        override: {
-          ...(o.balance !== undefined ? { balance: o.balance } : {}),
-          ...(o.nonce !== undefined ? { nonce: o.nonce } : {}),
-          ...(o.code !== undefined ? { code: o.code } : {}),
-          ...(state ? { state } : {}),
-          ...(stateDiff ? { stateDiff } : {}),
-        },
-      };
-    });
-  }
 
   async call(request: CallRequest, height: number, overrides: StateOverrides | undefined): Promise<CallOutcome> {
     try {
-      const result = await this.#state(() => this.app.call(this.#request(request), this.#stateHeight(height), this.#overrides(overrides), this.#callBlock(height)));
+      const result = await this.#state(() => this.app.call(appCallRequest(request), this.#stateHeight(height), appStateOverrides(overrides), this.#callBlock(height)));
       return { status: 'success', returnData: result.returnData, gasUsed: result.gasUsed };
     } catch (error) {
       if (error instanceof CallRevertedError) return { status: 'reverted', returnData: error.data, gasUsed: 0n };
@@ -356,7 +324,7 @@ export class NodeEthBackend implements EthBackend {
 
   async estimateGas(request: CallRequest, height: number, overrides: StateOverrides | undefined): Promise<EstimateOutcome> {
     try {
-      const gas = await this.#state(() => this.app.estimateGas(this.#request(request), this.#stateHeight(height), this.#overrides(overrides)));
+      const gas = await this.#state(() => this.app.estimateGas(appCallRequest(request), this.#stateHeight(height), appStateOverrides(overrides)));
       return { status: 'success', gas };
     } catch (error) {
       if (error instanceof CallRevertedError) return { status: 'reverted', returnData: error.data };

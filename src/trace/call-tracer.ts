@@ -75,18 +75,21 @@ export function callFrameJson(frame: CallFrame): { [key: string]: JsonValue } {
   if (frame.error !== undefined) out.error = frame.error;
   if (frame.revertReason !== undefined) out.revertReason = frame.revertReason;
   if (frame.calls.length > 0) out.calls = frame.calls.map(callFrameJson);
-  if (frame.logs.length > 0) {
-    out.logs = frame.logs.map((log) => ({
-      address: log.address,
-      topics: log.topics,
-      data: bytesHex(log.data),
-      index: quantity(BigInt(log.index)),
-      position: quantity(BigInt(log.position)),
-    }));
-  }
+  if (frame.logs.length > 0) out.logs = frame.logs.map(callLogJson);
   if (frame.value !== undefined) out.value = quantity(frame.value);
   out.type = frame.type;
   return out;
+}
+
+/** A frame's log as geth's callTracer (and erc7562Tracer) print it. */
+export function callLogJson(log: CallLog): { [key: string]: JsonValue } {
+  return {
+    address: log.address,
+    topics: log.topics,
+    data: bytesHex(log.data),
+    index: quantity(BigInt(log.index)),
+    position: quantity(BigInt(log.position)),
+  };
 }
 
 /** geth's callTracer. */

@@ -6,6 +6,7 @@
  * every KECCAK256 preimage of the transaction.
  */
 import { revertReason } from '../evm/revert-reason.js';
+import { callLogJson, type CallLog } from './call-tracer.js';
 import { booleanOption, type TracerConfig } from './config.js';
 import { TracerConfigError } from './errors.js';
 import { bytesHex, memorySlice, quantity, word, wordAddress } from './hex.js';
@@ -102,16 +103,6 @@ interface AccessedSlots {
   transientWrites: Map<Hex, number>;
 }
 
-/** A log as the frame keeps it (callTracer's shape). */
-interface FrameLog {
-  address: Hex;
-  topics: Hex[];
-  data: Uint8Array;
-  index: number;
-  /** Child calls the frame had made when the log was emitted. */
-  position: number;
-}
-
 /** One frame of the validation trace. */
 interface ValidationFrame {
   type: FrameType;
@@ -123,7 +114,7 @@ interface ValidationFrame {
   output: Uint8Array | undefined;
   error: string | undefined;
   revertReason: string | undefined;
-  logs: FrameLog[];
+  logs: CallLog[];
   value: bigint | undefined;
   accessedSlots: AccessedSlots;
   extCodeAccessInfo: Hex[];
@@ -210,15 +201,7 @@ function frameJson(frame: ValidationFrame, keccak: Hex[] | undefined): { [key: s
   if (frame.output !== undefined && frame.output.length > 0) out.output = bytesHex(frame.output);
   if (frame.error !== undefined) out.error = frame.error;
   if (frame.revertReason !== undefined) out.revertReason = frame.revertReason;
-  if (frame.logs.length > 0) {
-    out.logs = frame.logs.map((log) => ({
-      address: log.address,
-      topics: log.topics,
-      data: bytesHex(log.data),
-      index: quantity(BigInt(log.index)),
-      position: quantity(BigInt(log.position)),
-    }));
-  }
+  if (frame.logs.length > 0) out.logs = frame.logs.map(callLogJson);
   if (frame.value !== undefined) out.value = quantity(frame.value);
   const slots = frame.accessedSlots;
   out.accessedSlots = {
