@@ -6,7 +6,7 @@
  * state reported with the earliest height kept.
  */
 import t, { type Test } from 'tap';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -321,4 +321,28 @@ t.test('pruned state is an error naming the earliest height kept', async (t) => 
   t.match(await rpc(home.http, 'debug_traceBlockByNumber', ['0x3', {}]), { error: { code: -32000, message: /^historical state is not available: block 3 needs the state of block 2, and the earliest retained is \d+$/ } });
   const latest = BigInt((await rpc(home.http, 'eth_blockNumber', [])).result as string);
   t.match(await rpc(home.http, 'debug_traceCall', [{ to: `0x${'00'.repeat(20)}` }, `0x${latest.toString(16)}`, {}]), { result: { failed: false } }, 'recent state still traces');
+});
+
+t.test('a node with evm-ss-split traces blocks from the EVM SS', async (t) => {
+  const home = await initHome(t, 200);
+  const config = await loadConfig(home.home);
+  writeFileSync(join(home.home, 'config', 'app.toml'), renderAppToml({ ...config.app, stateStore: { ...config.app.stateStore, evmSsSplit: true } }));
+  await startNode(t, home);
+  t.ok(existsSync(join(home.home, 'data', 'evm_ss')), 'the EVM SS is in use');
+  const chain = chainOf(home.http, home.ws);
+  const client = createPublicClient({ chain, transport: http(), pollingInterval: 100 }) as PublicClient;
+  const [funder] = devAccounts(1);
+  const wallet = createWalletClient({ account: privateKeyToAccount(funder!.privateKey as Hex), chain, transport: http() });
+  const recipient = '0x00000000000000000000000000000000c0ffee03' as const;
+  const receipt = await client.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: recipient, value: parseEther('2') }), pollingInterval: 100 });
+
+  const latest = await rpc(home.http, 'debug_traceBlockByNumber', ['latest', {}]);
+  t.ok(Array.isArray(latest.result), 'debug_traceBlockByNumber("latest", {}) answers with a result');
+  // Let later blocks commit so the transfer's parent state is served by the EVM SS, not the SC.
+  await untilBlock(home.http, Number(receipt.blockNumber) + 2);
+  const traced = await rpc(home.http, 'debug_traceBlockByNumber', [`0x${receipt.blockNumber.toString(16)}`, { tracer: 'callTracer' }]);
+  t.match(traced.result, [{ txHash: receipt.transactionHash, result: { type: 'CALL', from: funder!.address.toLowerCase(), to: recipient, value: '0x1bc16d674ec80000', gasUsed: '0x5208' } }]);
+  const prestate = await rpc(home.http, 'debug_traceTransaction', [receipt.transactionHash, { tracer: 'prestateTracer' }]);
+  const sender = (prestate.result as Record<string, { balance?: string }>)[funder!.address.toLowerCase()];
+  t.equal(BigInt(sender?.balance ?? '0x0'), 10_000n * 10n ** 18n, 'the sender\'s balance before the transfer, read from the EVM SS');
 });
