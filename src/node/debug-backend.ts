@@ -26,8 +26,11 @@ import {
   type TraceOptions,
 } from '../rpc/debug/index.js';
 import { RpcError } from '../rpc/jsonrpc/index.js';
-import { StructLogger, createTracer, isNativeTracer, loadJsTracerEngine, type JsonValue, type Tracer } from '../trace/index.js';
+import { StatePreload, StructLogger, createTracer, isNativeTracer, loadJsTracerEngine, type JsonValue, type Tracer } from '../trace/index.js';
 import { appCallRequest, appStateOverrides } from './call-request.js';
+
+/** Runs of one trace at most while its JavaScript tracers keep reading state not yet loaded. */
+const MAX_STATE_RUNS = 4;
 
 /** The bounds every trace runs within (app.toml `[evm]`). */
 export interface TraceLimits {
@@ -136,16 +139,39 @@ export class NodeDebugBackend implements DebugBackend {
   }
 
   /** A tracer for one transaction, stopped by `watch` at its deadline. */
-  #tracer(options: TraceOptions, watch: TraceWatch): Tracer {
-    return watch.wrap(this.#bareTracer(options, watch));
+  #tracer(options: TraceOptions, watch: TraceWatch, preload?: StatePreload): Tracer {
+    return watch.wrap(this.#bareTracer(options, watch, preload));
   }
 
-  #bareTracer(options: TraceOptions, watch: TraceWatch): Tracer {
+  #bareTracer(options: TraceOptions, watch: TraceWatch, preload?: StatePreload): Tracer {
     if (options.tracer === undefined || options.tracer === 'opcodeTracer') {
       return new StructLogger({ ...options.structLogger, maxBytes: this.#limits.maxStructLogBytes });
     }
     // A JavaScript tracer is also bounded inside its sandbox, where a loop in the tracer itself runs.
-    return createTracer(options.tracer, options.tracerConfig, { deadlineMs: Date.now() + watch.timeoutMs });
+    return createTracer(options.tracer, options.tracerConfig, { deadlineMs: Date.now() + watch.timeoutMs }, preload);
+  }
+
+  /**
+   * Runs a trace, and runs it again while its JavaScript tracers read state they had not
+   * loaded (their `db` answers synchronously from state loaded before each step): each run
+   * loads what earlier runs missed, so a request ends with every read answered — or, after
+   * MAX_STATE_RUNS, with the error the last run gave. Each run has its own watch (a failed
+   * run leaves its watch stopped) with the request's per-transaction timeout.
+   */
+  async #withStatePreload<T>(options: TraceOptions, run: (preload: StatePreload, watch: TraceWatch) => Promise<T>): Promise<T> {
+    const preload = new StatePreload();
+    for (let attempt = 1; ; attempt++) {
+      const missed = preload.revision;
+      let result: T;
+      try {
+        result = await run(preload, this.#watch(options));
+      } catch (error) {
+        if (preload.revision === missed || attempt >= MAX_STATE_RUNS) throw error;
+        continue;
+      }
+      // A tracer may have caught the failed read itself; its answer is then incomplete.
+      if (preload.revision === missed || attempt >= MAX_STATE_RUNS) return result;
+    }
   }
 
   /**
@@ -198,19 +224,22 @@ export class NodeDebugBackend implements DebugBackend {
     if (!located) return undefined;
     const block = this.store.blockByHeight(located.height);
     if (!block) return undefined;
-    const watch = this.#watch(options);
     await this.#prepare(options);
-    const tracer = this.#tracer(options, watch);
-    const traced = await this.#gate.run(() => this.#trace(block, watch, (i) => (i === located.index ? tracer : undefined), located.index));
+    const traced = await this.#gate.run(() =>
+      this.#withStatePreload(options, (preload, watch) => {
+        const tracer = this.#tracer(options, watch, preload);
+        return this.#trace(block, watch, (i) => (i === located.index ? tracer : undefined), located.index);
+      }),
+    );
     return traced[0]?.result;
   }
 
   async #traceWhole(block: StoredBlock | undefined, options: TraceOptions): Promise<BlockTraceEntry[] | undefined> {
     if (!block) return undefined;
-    const watch = this.#watch(options);
     await this.#prepare(options);
-    this.#bareTracer(options, watch);
-    return this.#gate.run(() => this.#trace(block, watch, () => this.#tracer(options, watch)));
+    // Fails now, before the block runs, when the tracer or its config is invalid.
+    this.#bareTracer(options, this.#watch(options));
+    return this.#gate.run(() => this.#withStatePreload(options, (preload, watch) => this.#trace(block, watch, () => this.#tracer(options, watch, preload))));
   }
 
   traceBlockByNumber(height: number, options: TraceOptions): Promise<BlockTraceEntry[] | undefined> {
@@ -229,15 +258,15 @@ export class NodeDebugBackend implements DebugBackend {
     if (txIndex !== undefined && txIndex >= block.txs.length) {
       throw RpcError.server(`transaction index ${txIndex} out of range for block ${hex(block.hash)}`);
     }
-    const watch = this.#watch(options);
     await this.#prepare(options);
-    const tracer = this.#tracer(options, watch);
     const height = block.header.height;
     const leadingTxs = txIndex === undefined ? undefined : block.txs.slice(0, txIndex);
+    const call = appCallRequest(request.call);
+    const stateOverrides = appStateOverrides(request.stateOverrides);
     return this.#gate.run(async () => {
       try {
-        return await watch.run(
-          this.app.traceCall(headerInput(block), leadingTxs, appCallRequest(request.call), appStateOverrides(request.stateOverrides), request.blockOverrides, tracer),
+        return await this.#withStatePreload(options, (preload, watch) =>
+          watch.run(this.app.traceCall(headerInput(block), leadingTxs, call, stateOverrides, request.blockOverrides, this.#tracer(options, watch, preload))),
         );
       } catch (error) {
         if (error instanceof HeightPrunedError) {

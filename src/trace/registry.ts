@@ -8,6 +8,7 @@ import { FourByteTracer } from './four-byte-tracer.js';
 import { builtinJsTracerSource } from './js/builtin/index.js';
 import { JsTracer } from './js/js-tracer.js';
 import { jsTracerLimits, type JsTracerLimits } from './js/limits.js';
+import type { StatePreload } from './js/state-cache.js';
 import { MuxTracer } from './mux-tracer.js';
 import { NoopTracer } from './noop-tracer.js';
 import { PrestateTracer, prestateTracerConfig } from './prestate-tracer.js';
@@ -40,13 +41,14 @@ function asConfig(config: JsonValue | undefined, tracer: string): TracerConfig {
 /**
  * A fresh tracer for one transaction; `config` is the request's `tracerConfig`. A name that
  * is not native is a bundled JavaScript tracer or JavaScript source (the engine must be
- * loaded with `loadJsTracerEngine()` first); `limits` bound such a tracer.
+ * loaded with `loadJsTracerEngine()` first); `limits` bound such a tracer and `preload` is
+ * the state its request's earlier runs missed.
  */
-export function createTracer(name: string, config?: JsonValue, limits?: TracerLimits): Tracer {
+export function createTracer(name: string, config?: JsonValue, limits?: TracerLimits, preload?: StatePreload): Tracer {
   if (!isNativeTracer(name)) {
     const source = builtinJsTracerSource(name);
     if (source === undefined && IDENTIFIER.test(name)) throw new UnknownTracerError(name);
-    return new JsTracer(source ?? name, config, jsTracerLimits(limits));
+    return new JsTracer(source ?? name, config, jsTracerLimits(limits), preload);
   }
   const options = asConfig(config, name);
   switch (name) {
@@ -64,7 +66,7 @@ export function createTracer(name: string, config?: JsonValue, limits?: TracerLi
       return new Erc7562Tracer(erc7562TracerConfig(options));
     case 'muxTracer': {
       const children = new Map<string, Tracer>();
-      for (const [child, childConfig] of Object.entries(options)) children.set(child, createTracer(child, childConfig ?? null, limits));
+      for (const [child, childConfig] of Object.entries(options)) children.set(child, createTracer(child, childConfig ?? null, limits, preload));
       return new MuxTracer(children);
     }
   }

@@ -346,3 +346,14 @@ t.test('a node with evm-ss-split traces blocks from the EVM SS', async (t) => {
   const sender = (prestate.result as Record<string, { balance?: string }>)[funder!.address.toLowerCase()];
   t.equal(BigInt(sender?.balance ?? '0x0'), 10_000n * 10n ** 18n, 'the sender\'s balance before the transfer, read from the EVM SS');
 });
+
+t.test('a JavaScript tracer reading state it did not preload gets the answer (the trace is run again)', async (t) => {
+  const home = await initHome(t, 200);
+  await startNode(t, home);
+  await untilBlock(home.http, 2);
+  const probe = '0x00000000000000000000000000000000c0ffee09';
+  // db.getBalance of an address no opcode names: not loaded before the first step.
+  const tracer = `{ seen: null, step: function(log, db) { if (this.seen === null) this.seen = db.getBalance(toAddress('${probe}')).toString(); }, fault: function() {}, result: function() { return this.seen; } }`;
+  const answer = await rpc(home.http, 'debug_traceCall', [{ to: `0x${'00'.repeat(19)}aa`, data: '0x' }, 'latest', { tracer, stateOverrides: { [probe]: { balance: '0x4d2' }, [`0x${'00'.repeat(19)}aa`]: { code: '0x600160005500' } } }]);
+  t.same(answer, { jsonrpc: '2.0', id: 1, result: '1234' }, 'the balance set by the override');
+});

@@ -4,3 +4,4 @@ export * from './engine.js';
 export * from './errors.js';
 export * from './js-tracer.js';
 export * from './limits.js';
+export { StatePreload } from './state-cache.js';

@@ -10,7 +10,7 @@ import type { FrameEnd, FrameStart, Hex, JsonValue, OpcodeStep, Tracer, TxEnd, T
 import { JsTracerError, JsTracerTimeoutError } from './errors.js';
 import type { JsTracerLimits } from './limits.js';
 import { TracerSandbox, type SandboxArg } from './sandbox.js';
-import { dbUsesOf, StateSnapshot } from './state-cache.js';
+import { dbUsesOf, StateSnapshot, type StatePreload } from './state-cache.js';
 import { StepHost } from './step-host.js';
 
 const STACK_LIMIT = 1024;
@@ -65,9 +65,12 @@ export class JsTracer implements Tracer {
   private topOutput: Uint8Array = new Uint8Array();
   private topError: string | undefined;
 
-  /** Evaluates `source` and runs its `setup` with `config` (as geth does, a JSON string). */
-  constructor(source: string, config: JsonValue | undefined, private readonly limits: JsTracerLimits) {
-    this.state = new StateSnapshot(dbUsesOf(source));
+  /**
+   * Evaluates `source` and runs its `setup` with `config` (as geth does, a JSON string);
+   * `preload` is shared by the tracers of one request (see StatePreload).
+   */
+  constructor(source: string, config: JsonValue | undefined, private readonly limits: JsTracerLimits, preload?: StatePreload) {
+    this.state = new StateSnapshot(dbUsesOf(source), preload);
     this.host = new StepHost(this.state);
     this.sandbox = new TracerSandbox(source, limits, this.host);
     abandoned.register(this, this.sandbox, this);

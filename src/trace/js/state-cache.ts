@@ -2,8 +2,10 @@
  * The state a tracer's `db` object answers from. QuickJS calls the host synchronously while
  * the StateReader is asynchronous, so before each tracer call the host loads the accounts and
  * slots the call can be expected to read, and `db` answers from that snapshot. A read outside
- * the snapshot fails with JsTracerStateError and the key is loaded before every later call.
- * Reads stay valid until the host invalidates them (after an opcode that can change state).
+ * the snapshot fails with JsTracerStateError and the key joins the StatePreload, which loads
+ * it before every later call — also in a re-run of the trace, which is how the node answers a
+ * request whose tracer missed (see StatePreload). Reads stay valid until the host
+ * invalidates them (after an opcode that can change state).
  */
 import { JsTracerStateError } from './errors.js';
 import type { Hex, StateReader } from '../types.js';
@@ -32,16 +34,31 @@ interface AccountState {
 
 const slotKey = (address: Hex, slot: Hex): string => `${address}:${slot}`;
 
+/**
+ * Keys the JavaScript tracers of one request read outside their snapshots. Tracers sharing
+ * it load these before every call; `revision` grows with each new key, so a caller can tell
+ * that a run missed state and run it again with that state loaded.
+ */
+export class StatePreload {
+  readonly accounts = new Set<Hex>();
+  readonly slots = new Map<string, [Hex, Hex]>();
+  /** How many keys have been added. */
+  revision = 0;
+}
+
 /** A snapshot of the state a tracer call may read, kept until something may have changed it. */
 export class StateSnapshot {
   private accounts = new Map<Hex, AccountState>();
   private codes = new Map<Hex, Uint8Array>();
   private slots = new Map<string, Hex>();
   /** Keys a tracer asked for outside a snapshot: loaded for every later call. */
-  private readonly wantedAccounts = new Set<Hex>();
-  private readonly wantedSlots = new Map<string, [Hex, Hex]>();
+  private readonly wantedAccounts: Set<Hex>;
+  private readonly wantedSlots: Map<string, [Hex, Hex]>;
 
-  constructor(private readonly uses: DbUses) {}
+  constructor(private readonly uses: DbUses, private readonly preload = new StatePreload()) {
+    this.wantedAccounts = preload.accounts;
+    this.wantedSlots = preload.slots;
+  }
 
   /** Whether the tracer can read state at all (nothing is loaded otherwise). */
   get needed(): boolean {
@@ -87,6 +104,7 @@ export class StateSnapshot {
 
   private miss(method: string, key: string, remember: () => void): JsTracerStateError {
     remember();
+    this.preload.revision++;
     return new JsTracerStateError(`db.${method}(${key}): this state was not loaded before the call; it is loaded for every later call`);
   }
 
