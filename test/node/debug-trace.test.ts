@@ -278,11 +278,13 @@ t.test('trace timeouts fail with geth error and the node keeps serving', async (
   t.match(await rpc(home.http, 'debug_traceTransaction', [loopTx, { tracer: 'callTracer' }]), { result: { error: 'out of gas' } }, 'within the default 5 s it completes');
 
   // While long traces run, other requests are still answered.
-  const long = rpc(home.http, 'debug_traceCall', [...loopCall, { tracer: 'noopTracer', timeout: '2s', stateOverrides: loopOverride }]);
+  let longDone = false;
+  const long = rpc(home.http, 'debug_traceCall', [...loopCall, { tracer: 'noopTracer', timeout: '2s', stateOverrides: loopOverride }]).finally(() => {
+    longDone = true;
+  });
   await sleep(300);
-  const asked = performance.now();
   t.match(await rpc(home.http, 'eth_blockNumber', []), { result: /^0x/ });
-  t.ok(performance.now() - asked < 1_000, 'eth_blockNumber is answered during a running trace');
+  t.notOk(longDone, 'eth_blockNumber is answered while the trace is still running');
   t.match(await long, { error: { message: 'execution timeout' } });
 });
 
