@@ -3,6 +3,7 @@
  * overlay over the parent state; invalid transactions are skipped with a typed reason and
  * never fail the block. The overlay becomes the block's changesets.
  */
+import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import type { Address } from '@ethereumjs/util';
@@ -12,6 +13,7 @@ import { evmBlock, type BlockContext } from './block-context.js';
 import { NO_BLOCK_HASHES, blockHashChain, type BlockHashLookup } from './block-hashes.js';
 import { keccak256 } from './crypto.js';
 import { BlockGasLimitReachedError, TxExecutionFailedError, TxRejectedError } from './errors.js';
+import { TRANSFER_GAS, applyPlainTransfer, isPlainTransfer, precompileSet } from './plain-transfer.js';
 import { OverlayStateManager, type StateView } from './state-manager.js';
 import { checkTx, decodeTx, effectiveGasPrice, type DecodedTx } from './validate.js';
 
@@ -101,6 +103,33 @@ function toReceipt(result: RunTxResult, decoded: DecodedTx, cumulative: bigint, 
   };
 }
 
+/** The receipt of a plain transfer (always successful, no logs). */
+function transferReceipt(decoded: DecodedTx, cumulative: bigint, price: bigint): Receipt {
+  return {
+    status: 1,
+    cumulativeGasUsed: cumulative,
+    gasUsed: TRANSFER_GAS,
+    logs: [],
+    contractAddress: undefined,
+    effectiveGasPrice: price,
+    type: decoded.type,
+    logsBloom: new Uint8Array(256),
+  };
+}
+
+/** runTx inside a checkpoint, so a transaction the VM refuses leaves no trace. */
+async function runChecked(vm: VM, state: OverlayStateManager, decoded: DecodedTx, block: Block, blockGasUsed: bigint): Promise<RunTxResult> {
+  await state.checkpoint();
+  try {
+    const result = await runTx(vm, { tx: decoded.tx, block, blockGasUsed, skipHardForkValidation: true });
+    await state.commit();
+    return result;
+  } catch (error) {
+    await state.revert();
+    throw error;
+  }
+}
+
 /** Why a raw transaction failed, as a typed rejection. */
 function asRejection(error: unknown): TxRejectedError {
   if (error instanceof TxRejectedError) return error;
@@ -113,6 +142,8 @@ export interface BlockInputs {
   decode?: (raw: Uint8Array) => DecodedTx;
   /** Ancestor hashes for BLOCKHASH. */
   hashes?: BlockHashLookup;
+  /** Run plain transfers through the VM as well (the direct path is checked against this). */
+  interpretTransfers?: boolean;
 }
 
 /** Runs `rawTxs` in order on `view` within the block `ctx`. */
@@ -122,6 +153,7 @@ export async function executeBlockTxs(common: Common, view: StateView, ctx: Bloc
   const vm = await createChainVM(common, state, inputs.hashes);
   const block = evmBlock(common, ctx);
   const bloom = new Bloom(undefined, common);
+  const precompiles = precompileSet(common);
   const txs: Array<ExecutedTx | SkippedTx> = [];
   const receiptHashes: Uint8Array[] = [];
   let gasUsed = 0n;
@@ -130,31 +162,39 @@ export async function executeBlockTxs(common: Common, view: StateView, ctx: Bloc
   for (let position = 0; position < rawTxs.length; position++) {
     const raw = rawTxs[position]!;
     let decoded: DecodedTx | undefined;
-    let result: RunTxResult;
+    let outcome: RunTxResult | { transferPrice: bigint };
     try {
       decoded = decode(raw);
       const sender = state.getAccountSync(decoded.sender);
       checkTx(decoded, { nonce: sender?.nonce ?? 0n, balance: sender?.balance ?? 0n }, ctx.baseFee, 'exact');
       const gasLeft = ctx.gasLimit - gasUsed;
       if (decoded.gasLimit > gasLeft) throw new BlockGasLimitReachedError(decoded.gasLimit, gasLeft);
-      await state.checkpoint();
-      try {
-        result = await runTx(vm, { tx: decoded.tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true });
-      } catch (error) {
-        await state.revert();
-        throw error;
-      }
-      await state.commit();
+      outcome = !inputs.interpretTransfers && isPlainTransfer(decoded, state, precompiles)
+        ? { transferPrice: await applyPlainTransfer(state, decoded, block.header.coinbase, ctx.baseFee) }
+        : await runChecked(vm, state, decoded, block, gasUsed);
     } catch (error) {
       txs.push({ kind: 'skipped', position, raw, hash: decoded?.hash ?? keccak256(raw), reason: asRejection(error) });
       continue;
     }
-    gasUsed += result.totalGasSpent;
-    const receipt = toReceipt(result, decoded, gasUsed, ctx.baseFee, logCount);
+    let receipt: Receipt;
+    let vmError: string | undefined;
+    let returnData: Uint8Array;
+    if ('transferPrice' in outcome) {
+      gasUsed += TRANSFER_GAS;
+      receipt = transferReceipt(decoded, gasUsed, outcome.transferPrice);
+      receiptHashes.push(keccak256(encodeReceipt({ status: 1, cumulativeBlockGasUsed: gasUsed, bitvector: receipt.logsBloom, logs: [] }, decoded.tx.type)));
+      vmError = undefined;
+      returnData = new Uint8Array();
+    } else {
+      gasUsed += outcome.totalGasSpent;
+      receipt = toReceipt(outcome, decoded, gasUsed, ctx.baseFee, logCount);
+      bloom.or(outcome.bloom);
+      outcome.receipt.cumulativeBlockGasUsed = gasUsed;
+      receiptHashes.push(keccak256(encodeReceipt(outcome.receipt, decoded.tx.type)));
+      vmError = outcome.execResult.exceptionError?.error;
+      returnData = outcome.execResult.returnValue;
+    }
     logCount += receipt.logs.length;
-    bloom.or(result.bloom);
-    result.receipt.cumulativeBlockGasUsed = gasUsed;
-    receiptHashes.push(keccak256(encodeReceipt(result.receipt, decoded.tx.type)));
     txs.push({
       kind: 'executed',
       position,
@@ -165,8 +205,8 @@ export async function executeBlockTxs(common: Common, view: StateView, ctx: Bloc
       to: (decoded.tx.to as Address | undefined)?.bytes,
       nonce: decoded.nonce,
       receipt,
-      vmError: result.execResult.exceptionError?.error,
-      returnData: result.execResult.returnValue,
+      vmError,
+      returnData,
     });
   }
 
