@@ -23,6 +23,7 @@ import { BANK_STORE, EVM_STORE, balanceKey, codeHashKey, codeKey, decodeUint, no
 import { NO_BLOCK_HASHES, type BlockHashLookup } from '../evm/block-hashes.js';
 import { CodeCache } from '../evm/code-cache.js';
 import { CallResultCache } from './call-cache.js';
+import { PausedReplays } from './paused-replays.js';
 import type { StateView } from '../evm/state-manager.js';
 import { VmPool } from '../evm/vm-pool.js';
 import { checkTx, decodeTx, type DecodedTx } from '../evm/validate.js';
@@ -114,6 +115,8 @@ export class App {
   /** Block hashes for BLOCKHASH, from the block store once the node attaches it. */
   #blockHashes: BlockHashLookup = NO_BLOCK_HASHES;
   readonly #blockHash: BlockHashLookup = (height) => this.#blockHashes(height);
+  /** Block re-executions kept between traces of the same block. */
+  readonly #pausedReplays = new PausedReplays();
   /** VMs reused across eth_call / eth_estimateGas requests. */
   readonly #callVms: VmPool;
   readonly #callCache: CallResultCache;
@@ -421,19 +424,25 @@ export class App {
    * Re-executes the transactions of the block `context` describes on the state of its parent
    * (SS for older heights, so the EVM SS when split) and traces those `tracerFor` returns a
    * tracer for, up to `lastIndex`. Throws HeightPrunedError when the parent state is gone.
+   * When no transaction before `firstTraced` is traced, a replay of this block paused by an
+   * earlier trace is resumed instead of starting over; a replay stopping short of the block's
+   * end is paused for the next trace.
    */
   async traceBlock(
     context: ExecutionContext,
     rawTxs: readonly Uint8Array[],
     tracerFor: (index: number) => Tracer | undefined,
     lastIndex = rawTxs.length - 1,
+    firstTraced = 0,
   ): Promise<Array<{ txHash: Uint8Array; result: JsonValue }>> {
-    const vm = await context.createVM(context.parentState ?? this.viewAt(context.height - 1));
-    const { block } = context;
     const blockHash = `0x${Buffer.from(context.blockHash).toString('hex')}` as const;
+    const paused = this.#pausedReplays.take(blockHash, firstTraced);
+    const vm = paused?.vm ?? (await context.createVM(context.parentState ?? this.viewAt(context.height - 1)));
+    const { block } = context;
     const traced: Array<{ txHash: Uint8Array; result: JsonValue }> = [];
-    let gasUsed = 0n;
-    for (let index = 0; index <= lastIndex && index < rawTxs.length; index++) {
+    let gasUsed = paused?.gasUsed ?? 0n;
+    let index = paused?.nextIndex ?? 0;
+    for (; index <= lastIndex && index < rawTxs.length; index++) {
       const decoded = context.decodeTx(rawTxs[index]!);
       const tracer = tracerFor(index);
       const options = { blockGasUsed: gasUsed, skipHardForkValidation: true };
@@ -446,6 +455,7 @@ export class App {
         gasUsed += (await runTx(vm, { tx: decoded.tx, block, ...options })).totalGasSpent;
       }
     }
+    if (index < rawTxs.length) this.#pausedReplays.put(blockHash, { vm, nextIndex: index, gasUsed });
     return traced;
   }
 
@@ -495,6 +505,7 @@ export class App {
     this.#pendingGenesis = undefined;
     this.#genesisHash = undefined;
     this.#callCache.clear();
+    this.#pausedReplays.clear();
     return (await this.#sc.rollback(target)).appHash;
   }
 

@@ -208,11 +208,11 @@ export class NodeDebugBackend implements DebugBackend {
     return ethExecutionContext(this.#importedChain, block.eth.header, height, (n) => this.store.blockByHeight(Number(n))?.hash, parentState);
   }
 
-  async #trace(block: StoredBlock, watch: TraceWatch, tracerFor: (index: number) => Tracer | undefined, lastIndex?: number): Promise<BlockTraceEntry[]> {
+  async #trace(block: StoredBlock, watch: TraceWatch, tracerFor: (index: number) => Tracer | undefined, lastIndex?: number, firstTraced?: number): Promise<BlockTraceEntry[]> {
     const h = block.header;
     const context = this.#contextOf(block);
     try {
-      return await watch.run(this.app.traceBlock(context, block.txs, tracerFor, lastIndex));
+      return await watch.run(this.app.traceBlock(context, block.txs, tracerFor, lastIndex, firstTraced));
     } catch (error) {
       if (error instanceof HeightPrunedError) throw this.#stateGone(error, `block ${h.height} needs the state of block ${h.height - 1}`);
       throw error;
@@ -228,7 +228,7 @@ export class NodeDebugBackend implements DebugBackend {
     const traced = await this.#gate.run(() =>
       this.#withStatePreload(options, (preload, watch) => {
         const tracer = this.#tracer(options, watch, preload);
-        return this.#trace(block, watch, (i) => (i === located.index ? tracer : undefined), located.index);
+        return this.#trace(block, watch, (i) => (i === located.index ? tracer : undefined), located.index, located.index);
       }),
     );
     return traced[0]?.result;

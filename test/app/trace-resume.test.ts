@@ -1,0 +1,58 @@
+/**
+ * Tracing a block's transactions one at a time resumes the block's replay where the previous
+ * trace stopped instead of replaying from the start; the traces must be exactly those of a
+ * fresh replay, in any order of requests, and a rollback must not resume a replaced block.
+ */
+import t from 'tap';
+import { encodeDeployData, encodeFunctionData } from 'viem';
+
+import { createTracer, type JsonValue } from '../../src/trace/index.js';
+import { TOKEN, bytes, header, openApp, signTx, tempDir, testGenesis, testKey, transfer } from '../fixtures/chain.js';
+
+const alice = testKey(0);
+const bob = testKey(1);
+const carol = testKey(2);
+
+t.test('per-transaction traces resume a paused replay and match a whole-block trace', async (t) => {
+  const app = await openApp(tempDir(t), testGenesis([alice, bob]));
+  t.teardown(() => app.close());
+  await app.initChain();
+  await app.executeBlock(header(1), []);
+  const deploy = signTx(alice, { nonce: 0, gasLimit: 2_000_000n, data: bytes(encodeDeployData({ abi: TOKEN.abi, bytecode: TOKEN.bytecode, args: ['T', 'T', 1000n] })) });
+  const first = (await app.executeBlock(header(2), [deploy])).txs[0]!;
+  if (first.kind !== 'executed' || !first.receipt.contractAddress) throw new Error('deploy failed');
+  const token = first.receipt.contractAddress;
+  const send = (nonce: number, amount: bigint) =>
+    signTx(alice, { nonce, to: token, gasLimit: 100_000n, data: bytes(encodeFunctionData({ abi: TOKEN.abi, functionName: 'transfer', args: [carol.hex, amount] })) });
+  const txs = [send(1, 10n), transfer(bob, carol.address, 5n, 0), send(2, 20n), send(3, 30n), transfer(bob, alice.address, 7n, 1)];
+  await app.executeBlock(header(3), txs);
+  const context = () => app.ownExecutionContext(header(3), new Uint8Array(32).fill(3));
+
+  async function traceOne(index: number, tracer: string): Promise<JsonValue> {
+    const one = createTracer(tracer);
+    const [traced] = await app.traceBlock(context(), txs, (i) => (i === index ? one : undefined), index, index);
+    return traced!.result;
+  }
+  for (const tracer of ['prestateTracer', 'callTracer']) {
+    const whole = (await app.traceBlock(context(), txs, () => createTracer(tracer))).map((x) => x.result);
+    t.equal(whole.length, 5);
+    const inOrder: JsonValue[] = [];
+    for (let i = 0; i < txs.length; i++) inOrder.push(await traceOne(i, tracer));
+    t.same(inOrder, whole, `${tracer}: one by one in order (resumed) equals the whole block`);
+    const reversed: JsonValue[] = [];
+    for (let i = txs.length - 1; i >= 0; i--) reversed.unshift(await traceOne(i, tracer));
+    t.same(reversed, whole, `${tracer}: one by one in reverse (replayed) equals the whole block`);
+    const repeated = [await traceOne(2, tracer), await traceOne(2, tracer), await traceOne(3, tracer)];
+    t.same(repeated, [whole[2], whole[2], whole[3]], `${tracer}: the same transaction twice, then the next`);
+  }
+
+  // The paused replay of the old block 3 must not serve the re-executed one.
+  await traceOne(1, 'prestateTracer');
+  await app.rollback(2);
+  const replaced = [transfer(bob, carol.address, 99n, 0), transfer(bob, carol.address, 1n, 1), send(1, 1n)];
+  await app.executeBlock(header(3), replaced);
+  const one = createTracer('callTracer');
+  const [traced] = await app.traceBlock(context(), replaced, (i) => (i === 2 ? one : undefined), 2, 2);
+  // Resumed from the old block's replay, alice's nonce would already be 2 and this would throw.
+  t.match(traced!.result, { to: `0x${Buffer.from(token).toString('hex')}`, type: 'CALL' }, 'the replaced block is replayed from its own start');
+});
