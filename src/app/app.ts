@@ -441,6 +441,7 @@ export class App {
     const { block } = context;
     const traced: Array<{ txHash: Uint8Array; result: JsonValue }> = [];
     let gasUsed = paused?.gasUsed ?? 0n;
+    let logCount = paused?.logCount ?? 0;
     let index = paused?.nextIndex ?? 0;
     for (; index <= lastIndex && index < rawTxs.length; index++) {
       const decoded = context.decodeTx(rawTxs[index]!);
@@ -448,14 +449,17 @@ export class App {
       const options = { blockGasUsed: gasUsed, skipHardForkValidation: true };
       if (tracer) {
         const place = { blockHash, txIndex: index, txHash: `0x${Buffer.from(decoded.hash).toString('hex')}` as const };
-        const { result, run } = await traceTransaction(vm, decoded.tx, block, tracer, options, place);
+        const { result, run } = await traceTransaction(vm, decoded.tx, block, tracer, options, place, logCount);
         gasUsed += run.totalGasSpent;
+        logCount += run.receipt.logs.length;
         traced.push({ txHash: decoded.hash, result });
       } else {
-        gasUsed += (await runTx(vm, { tx: decoded.tx, block, ...options })).totalGasSpent;
+        const run = await runTx(vm, { tx: decoded.tx, block, ...options });
+        gasUsed += run.totalGasSpent;
+        logCount += run.receipt.logs.length;
       }
     }
-    if (index < rawTxs.length) this.#pausedReplays.put(blockHash, { vm, nextIndex: index, gasUsed });
+    if (index < rawTxs.length) this.#pausedReplays.put(blockHash, { vm, nextIndex: index, gasUsed, logCount });
     return traced;
   }
 

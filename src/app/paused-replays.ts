@@ -14,6 +14,8 @@ export interface PausedReplay {
   nextIndex: number;
   /** Gas the block's transactions before `nextIndex` used. */
   gasUsed: bigint;
+  /** Logs they emitted. */
+  logCount: number;
 }
 
 /** The most recently paused replays, by block hash. */

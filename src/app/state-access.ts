@@ -35,7 +35,7 @@ export async function storeReadsOfTx(input: StoredTxExecution): Promise<Map<stri
   if (raw === undefined) throw new RangeError(`transaction index ${input.index} is outside a block of ${input.rawTxs.length}`);
   const block = evmBlock(input.common, input.block);
   const before = new OverlayStateManager(input.parentView);
-  const blockGasUsed = await replayLeadingTxs(await createChainVM(input.common, before, input.hashes), input.common, block, input.rawTxs, input.index);
+  const { gasUsed: blockGasUsed } = await replayLeadingTxs(await createChainVM(input.common, before, input.hashes), input.common, block, input.rawTxs, input.index);
 
   const recorder = new RecordingStateView(viewWithChangesets(input.parentView, before.changesets()));
   const vm = await createChainVM(input.common, new OverlayStateManager(recorder), input.hashes);

@@ -89,14 +89,15 @@ export async function traceCall(
 ): Promise<JsonValue> {
   const state = new OverlayStateManager(env.view);
   const vm = await createChainVM(env.common, state, env.hashes);
-  await replayLeadingTxs(vm, env.common, evmBlock(env.common, env.block), env.leadingTxs, env.leadingTxs.length);
+  const leading = await replayLeadingTxs(vm, env.common, evmBlock(env.common, env.block), env.leadingTxs, env.leadingTxs.length);
   await applyOverrides(state, stateOverrides);
   const block = callBlock(env.common, env.block, blockOverrides, hasFees(request));
   const from = new Address(request.from ?? new Uint8Array(20));
   const nonce = state.getAccountSync(from)?.nonce ?? 0n;
   const tx = messageTx(env.common, request, from, nonce, callGas(env.gasCap, request, block.header.gasLimit));
   try {
-    const traced = await traceTransaction(vm, tx, block, tracer, { skipNonce: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true });
+    const options = { skipNonce: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true };
+    const traced = await traceTransaction(vm, tx, block, tracer, options, undefined, leading.logCount);
     return traced.result;
   } catch (error) {
     if (error instanceof TracingFailedError) throw gethRefusal(error, from);

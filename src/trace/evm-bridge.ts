@@ -107,7 +107,9 @@ export class EvmTraceBridge {
   private failure: unknown;
   private readonly listeners: Array<[string, (data: never, resolve: () => void) => void]>;
 
-  constructor(private readonly evm: EVM, private readonly tracer: Tracer, private readonly state: StateReader) {
+  /** `firstLogIndex`: how many logs the block's earlier transactions emitted (logs carry block-level indexes). */
+  constructor(private readonly evm: EVM, private readonly tracer: Tracer, private readonly state: StateReader, firstLogIndex = 0) {
+    this.logCount = firstLogIndex;
     this.rules = rulesOf(evm.common);
     this.listeners = [
       ['beforeMessage', this.guard((m: Message) => this.enter(m))],

@@ -59,7 +59,8 @@ function authoritiesOf(tx: TypedTransaction): Hex[] {
 /**
  * Runs `tx` in `block` on `vm` with `tracer` attached (the state changes stay in the VM's
  * state manager). `runOptions` are passed to runTx; `place` fills the block position
- * tracers such as flatCallTracer print.
+ * tracers such as flatCallTracer print; `firstLogIndex` counts the logs of the block's
+ * transactions before this one.
  */
 export async function traceTransaction(
   vm: VM,
@@ -68,6 +69,7 @@ export async function traceTransaction(
   tracer: Tracer,
   runOptions: Omit<RunTxOpts, 'tx' | 'block'> = {},
   place?: TracedTxPlace,
+  firstLogIndex = 0,
 ): Promise<TracedTx> {
   const state = stateReaderOf(vm.stateManager);
   const from = tx.getSenderAddress();
@@ -88,7 +90,7 @@ export async function traceTransaction(
   };
   await tracer.onTxStart?.(start);
   if (vm.evm.events === undefined) throw new TracingFailedError('the VM has no EVM event emitter');
-  const bridge = new EvmTraceBridge(vm.evm as ConstructorParameters<typeof EvmTraceBridge>[0], tracer, state);
+  const bridge = new EvmTraceBridge(vm.evm as ConstructorParameters<typeof EvmTraceBridge>[0], tracer, state, firstLogIndex);
   bridge.attach();
   let run: RunTxResult;
   try {

@@ -112,7 +112,7 @@ export interface FrameContract {
   input: Uint8Array;
 }
 
-/** A log the EVM appended. `index` counts the transaction's surviving logs before it. */
+/** A log the EVM appended. `index` is its index in the block (the receipt's logIndex): the block's earlier logs plus this transaction's surviving ones before it. */
 export interface TraceLog {
   depth: number;
   address: Hex;

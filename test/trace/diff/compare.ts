@@ -20,6 +20,10 @@
  *   fit in the gas left fails with `contract creation code storage out of gas` (§2 error
  *   strings); Anvil prints `out of gas`. Applied only to CREATE/CREATE2 frames that consumed all
  *   their gas and where ours says so.
+ * - selfdestruct-self: a SELFDESTRUCT frame has from = the destructing contract, to = the
+ *   beneficiary and value = the contract's balance, also when the beneficiary is the contract
+ *   itself (§2 "Who is from/to/value"); Anvil prints such a frame with from 0x0 and no to or
+ *   value. Applied only where ours names the contract as its own beneficiary (from = to).
  * - reverted-logs: with `withLog`, a frame that failed loses its logs and so do all its
  *   descendants; when the top frame failed no log remains (§2 withLog). Anvil keeps them.
  *   Checked: ours already satisfies the rule (applying it to ours changes nothing).
@@ -46,8 +50,10 @@
  *   the opcode runs, so a write that fails (write protection, reentrancy sentry) is in it; an SLOAD step's
  *   holds the value the SLOAD reads, so after a reverted write it shows the restored value;
  *   either stays in the account's later snapshots until the slot is read or written again
- *   (§3 storage). Anvil leaves failed writes out and keeps showing reverted values. Applied
- *   only where ours holds exactly that value (the SLOAD's value is the next step's stack top).
+ *   (§3 storage); an SLOAD that runs out of gas is still an entry with its slot in the
+ *   snapshot. Anvil leaves failed writes and failed reads out and keeps showing reverted
+ *   values. Applied only where ours holds exactly that value (the SLOAD's value is the next
+ *   step's stack top; for a failed SLOAD only the slot's presence is checked, not its value).
  * - top-gas-used: `gas` of the result is the receipt gasUsed (§3), as for callTracer.
  *
  * Not normalised (the digest does not say what geth prints), reported by the test as open:
@@ -277,6 +283,18 @@ export function compareCallTraces(ours: CallFrame, anvil: CallFrame, facts: TxFa
       frame.error = ANVIL_FRAME_ERRORS[frame.error]!;
     }
     if (
+      frame.type === 'SELFDESTRUCT' &&
+      counterpart?.type === 'SELFDESTRUCT' &&
+      frame.from === ZERO_ADDRESS &&
+      frame.to === undefined &&
+      counterpart.from === counterpart.to
+    ) {
+      frame.from = counterpart.from;
+      frame.to = counterpart.to;
+      frame.value = counterpart.value;
+      applied.push({ rule: 'selfdestruct-self', path });
+    }
+    if (
       (frame.type === 'CREATE' || frame.type === 'CREATE2') &&
       frame.error === 'out of gas' &&
       frame.gas === frame.gasUsed &&
@@ -288,6 +306,8 @@ export function compareCallTraces(ours: CallFrame, anvil: CallFrame, facts: TxFa
   });
   return { differences: differences(mine, theirs, 'top'), open: [], applied, ours: deviations };
 }
+
+const ZERO_ADDRESS = `0x${'00'.repeat(20)}`;
 
 /** Anvil's step errors for a state change in a static frame. */
 const WRITE_PROTECTION_ERRORS = ['Some(StateChangeDuringStaticCall)', 'Some(CallNotAllowedInsideStatic)'];
@@ -337,6 +357,13 @@ export function compareStructLogs(ours: StructResult, anvil: StructResult, facts
     const slot = mine.stack?.at(-1);
     const read = ours.structLogs[i + 1]?.stack?.at(-1);
     if (mine.op === 'SLOAD' && slot !== undefined && read !== undefined && mine.error === undefined) gethValues.set(word(slot), word(read));
+    // An SLOAD that runs out of gas is still logged with the slot in its snapshot; Anvil leaves
+    // the slot out. The value (the slot's current one) cannot be read back from the next step.
+    if (mine.op === 'SLOAD' && slot !== undefined && step.error !== undefined && mine.storage?.[word(slot)] !== undefined && step.storage?.[word(slot)] === undefined) {
+      step.storage = { ...step.storage, [word(slot)]: mine.storage[word(slot)]! };
+      gethValues.set(word(slot), mine.storage[word(slot)]!);
+      applied.push({ rule: 'storage-snapshot', path });
+    }
     if (mine.op === 'SSTORE' && slot !== undefined) {
       // A write that fails — write protection, or too little gas for the reentrancy sentry — is still in geth's snapshot.
       if (step.error !== undefined && mine.stack!.length >= 2) gethValues.set(word(slot), word(mine.stack!.at(-2)!));

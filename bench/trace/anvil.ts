@@ -1,0 +1,80 @@
+/**
+ * Anvil as a tracing peer: started with `--steps-tracing` (without it Anvil answers the struct
+ * logger with empty `structLogs`), the node's hardfork (Prague), chain id and block gas limit,
+ * and either instant mining or mining on demand (`evm_mine`), so that a batch of transactions
+ * can land in one block.
+ */
+import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { anvilBinary } from '../node/anvil-process.js';
+import { freePort, supervise, waitForRpc, type RunningProcess } from '../node/node-process.js';
+import { RpcClient } from '../node/rpc-client.js';
+
+/** How the tracing Anvil runs. */
+export interface TracingAnvilOptions {
+  chainId: number;
+  gasLimit: number;
+  /** `auto`: a block per transaction; `manual`: blocks only on `evm_mine`. */
+  mining: 'auto' | 'manual';
+}
+
+/** Starts Anvil with step tracing and waits until it answers JSON-RPC; its request log is dropped. */
+export async function startTracingAnvil(options: TracingAnvilOptions): Promise<RunningProcess> {
+  const port = await freePort();
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(options.chainId), '--gas-limit', String(options.gasLimit),
+    '--hardfork', 'prague', '--steps-tracing'];
+  if (options.mining === 'manual') args.push('--no-mining');
+  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const running = supervise(child, port);
+  try {
+    await waitForRpc(child, port, running.output);
+  } catch (error) {
+    await running.stop(2_000);
+    throw error;
+  }
+  return running;
+}
+
+/** Gives `addresses` `balanceWei` each on Anvil (the node funds the same accounts at genesis). */
+export async function fundOnAnvil(port: number, addresses: readonly string[], balanceWei: bigint): Promise<void> {
+  const client = new RpcClient(port, 4);
+  try {
+    await Promise.all(addresses.map((a) => client.call('anvil_setBalance', [a, `0x${balanceWei.toString(16)}`])));
+  } finally {
+    client.close();
+  }
+}
+
+/** Thrown when the node does not produce the block the coinbase is read from. */
+export class NoBlockError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NoBlockError';
+  }
+}
+
+/**
+ * Makes Anvil's coinbase the node's block proposer. The coinbase is warm from the start of
+ * every transaction (EIP-3651), so a different coinbase changes the gas of any access to
+ * either address, e.g. a call to address 0 (Anvil's default coinbase).
+ */
+export async function alignAnvilCoinbase(nodePort: number, anvilPort: number, timeoutMs = 30_000): Promise<string> {
+  const node = new RpcClient(nodePort, 1);
+  const anvil = new RpcClient(anvilPort, 1);
+  try {
+    // Block 0 is the genesis stand-in with a zero miner; block 1 names the proposer.
+    const deadline = Date.now() + timeoutMs;
+    let block: { miner: string } | null = null;
+    while (block === null) {
+      block = await node.call<{ miner: string } | null>('eth_getBlockByNumber', ['0x1', false]);
+      if (block !== null) break;
+      if (Date.now() > deadline) throw new NoBlockError(`the node produced no block 1 within ${timeoutMs} ms`);
+      await sleep(50);
+    }
+    await anvil.call('anvil_setCoinbase', [block.miner]);
+    return block.miner;
+  } finally {
+    node.close();
+    anvil.close();
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * `npm run bench:trace [-- --quick] [--json] [--txs N] [--seed S] [--cpu-prof-dir DIR]`
+ *
+ * debug_traceTransaction, the node against Anvil in one run on this machine. Both get the same
+ * signed workload from one sender: the Probe pair (test/fixtures/Probe.sol), then N mixed
+ * transactions from the seeded generator of bench/trace/workload.ts (nested calls of every
+ * kind, reverts, panics, out-of-gas, creations, self-destructs, logs, precompiles, plain
+ * transfers, contract-creation transactions). The block gas limit is 1G on both so that the N
+ * transactions land in one block (Anvil mines on demand; the node's block interval is long
+ * enough to catch the burst — the table says how many blocks it took). Anvil runs with
+ * `--steps-tracing`, without which its struct logger returns no steps.
+ *
+ * Then every transaction is traced once per tracer — callTracer, the struct logger (default
+ * options), and the JavaScript opcode counter — one request at a time, node and Anvil in
+ * turn, after a short untimed warm-up. Reported per tracer and server: transactions traced
+ * per second, per-transaction p50/p99 latency, and the server's peak RSS during the phase.
+ * A tracer the node refuses on every transaction is reported as not served (JSON null).
+ * Tracing a transaction replays the block up to it on the node (geth's way); Anvil with
+ * `--steps-tracing` keeps the traces it recorded while mining, so the comparison includes
+ * that difference in design.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { devAccounts } from '../../src/chain/genesis-file.js';
+import { emitReport, rate, table } from '../report.js';
+import { initNodeHome, startNode, type NodeHome, type RunningProcess } from '../node/node-process.js';
+import { RpcClient } from '../node/rpc-client.js';
+import { alignAnvilCoinbase, fundOnAnvil, startTracingAnvil } from './anvil.js';
+import { runTracePhase, type PhaseResult } from './phase.js';
+import { submitAndMine } from './submit.js';
+import { generateInteractions, probeDeployment } from './workload.js';
+
+const EVM_CHAIN_ID = 713715;
+const BLOCK_GAS_LIMIT = 1_000_000_000;
+/** Long enough for a burst of a few hundred signed transactions to land in one block. */
+const BLOCK_MS = 3000;
+const DEV_BALANCE = 10_000n * 10n ** 18n;
+const FULL_TXS = 200;
+const QUICK_TXS = 60;
+const WARMUP = 10;
+/** A generous per-transaction deadline, so no tracer is cut short by geth's 5 s default. */
+const TIMEOUT = '60s';
+const OPCODE_COUNTER = '{count: 0, step: function() { this.count++ }, fault: function() {}, result: function() { return this.count }}';
+
+type TracerName = 'callTracer' | 'structLog' | 'jsTracer';
+type Target = 'node' | 'anvil';
+
+const TRACERS: Record<TracerName, { label: string; config: object }> = {
+  callTracer: { label: 'callTracer', config: { tracer: 'callTracer', timeout: TIMEOUT } },
+  structLog: { label: 'struct logger', config: { timeout: TIMEOUT } },
+  jsTracer: { label: 'JS opcode counter', config: { tracer: OPCODE_COUNTER, timeout: TIMEOUT } },
+};
+
+const log = (msg: string) => process.stderr.write(`${msg}\n`);
+
+/** Raises the block gas limit in the node home's genesis before the first start. */
+function raiseBlockGasLimit(home: NodeHome, gasLimit: number): void {
+  const path = join(home.home, 'config', 'genesis.json');
+  const genesis = JSON.parse(readFileSync(path, 'utf8')) as { params?: Record<string, unknown> };
+  genesis.params = { ...(genesis.params ?? {}), block_gas_limit: gasLimit };
+  writeFileSync(path, `${JSON.stringify(genesis, null, 2)}\n`);
+}
+
+/** A phase served when at least one trace succeeded. */
+function served(result: PhaseResult | undefined): result is PhaseResult {
+  return result !== undefined && result.errors < result.traces;
+}
+
+function ratio(a: number | undefined, b: number | undefined): number | null {
+  return a !== undefined && b !== undefined && b > 0 ? a / b : null;
+}
+
+const fmtRatio = (r: number | null) => (r === null ? '' : `${r.toFixed(2)}×`);
+const fmtMs = (r: PhaseResult | undefined) => (served(r) ? `${r.p50Ms.toFixed(2)} / ${r.p99Ms.toFixed(2)}` : '');
+const fmtRss = (r: PhaseResult | undefined) => (r?.peakRssMiB == null ? '' : `${r.peakRssMiB.toFixed(0)}${r.peakResetOk ? '' : '*'}`);
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      txs: { type: 'string' },
+      seed: { type: 'string', default: '20261121' },
+      'cpu-prof-dir': { type: 'string' },
+    },
+  });
+  const count = values.txs !== undefined ? Number(values.txs) : values.quick ? QUICK_TXS : FULL_TXS;
+  if (!Number.isSafeInteger(count) || count < 1) throw new RangeError(`--txs must be a positive integer, got ${values.txs}`);
+  const seed = Number(values.seed);
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new RangeError(`--seed must be a uint32, got ${values.seed}`);
+  const profileDir = values['cpu-prof-dir'] ? resolve(values['cpu-prof-dir']) : undefined;
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  log(`bench:trace ${values.quick ? 'quick' : 'full'} · ${count} mixed txs (seed ${seed}) · callTracer, struct logger, JS opcode counter`);
+
+  const started: RunningProcess[] = [];
+  const stopAll = () => Promise.all(started.map((p) => p.stop()));
+  const onSignal = () => {
+    void stopAll().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let home: NodeHome | undefined;
+  try {
+    const [account] = devAccounts(1);
+    const sender = { privateKey: account!.privateKey, address: account!.address };
+    home = await initNodeHome({ devAccounts: 1, blockMs: BLOCK_MS, mempoolSize: 4 * count + 100, evmChainId: EVM_CHAIN_ID });
+    raiseBlockGasLimit(home, BLOCK_GAS_LIMIT);
+    const node = await startNode(home, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
+    started.push(node);
+    const anvil = await startTracingAnvil({ chainId: EVM_CHAIN_ID, gasLimit: BLOCK_GAS_LIMIT, mining: 'manual' });
+    started.push(anvil);
+    await fundOnAnvil(anvil.port, [sender.address], DEV_BALANCE);
+    await alignAnvilCoinbase(node.port, anvil.port);
+    log(`· node pid ${node.pid} on :${node.port}, anvil pid ${anvil.pid} on :${anvil.port}`);
+
+    const mineAnvil = async (client: RpcClient) => {
+      await client.call('evm_mine');
+    };
+    const deployment = probeDeployment(sender, EVM_CHAIN_ID, 0);
+    await Promise.all([submitAndMine(node.port, deployment.txs), submitAndMine(anvil.port, deployment.txs, mineAnvil)]);
+    const txs = generateInteractions(sender, deployment, { seed, count, chainId: EVM_CHAIN_ID, maxDepth: 4, firstNonce: deployment.txs.length });
+    const [nodeReceipts, anvilReceipts] = await Promise.all([submitAndMine(node.port, txs), submitAndMine(anvil.port, txs, mineAnvil)]);
+    const hashes = nodeReceipts.map((r) => r.transactionHash);
+    const blocksOf = (receipts: typeof nodeReceipts) => new Set(receipts.map((r) => r.blockNumber)).size;
+    const nodeBlocks = blocksOf(nodeReceipts);
+    const anvilBlocks = blocksOf(anvilReceipts);
+    const gasOf = (receipts: typeof nodeReceipts) => receipts.reduce((s, r) => s + Number(r.gasUsed), 0);
+    const mismatched = nodeReceipts.filter((r, i) => r.gasUsed !== anvilReceipts[i]!.gasUsed || r.status !== anvilReceipts[i]!.status).length;
+    log(`· ${count} txs mined: node ${nodeBlocks} block(s), anvil ${anvilBlocks}; ${(gasOf(nodeReceipts) / 1e6).toFixed(1)} Mgas; ${mismatched} receipts differ`);
+
+    const results: Record<Target, Partial<Record<TracerName, PhaseResult>>> = { node: {}, anvil: {} };
+    const servers: Record<Target, RunningProcess> = { node, anvil };
+    let turn = 0;
+    for (const tracer of Object.keys(TRACERS) as TracerName[]) {
+      const order: Target[] = turn++ % 2 === 0 ? ['node', 'anvil'] : ['anvil', 'node'];
+      for (const target of order) {
+        const server = servers[target];
+        const result = await runTracePhase(server.pid, server.port, hashes, TRACERS[tracer].config, WARMUP);
+        results[target][tracer] = result;
+        log(`${target} ${TRACERS[tracer].label}: ${served(result) ? `${rate(result.txPerSec)} tx/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, peak RSS ${fmtRss(result)} MiB` : 'not served'}${result.errors ? `, ${result.errors} errors (${result.firstError.slice(0, 160)})` : ''}`);
+      }
+    }
+
+    const figure = (target: Target, tracer: TracerName) => {
+      const r = results[target][tracer];
+      return served(r) ? r : undefined;
+    };
+    const perSec = (target: Target, tracer: TracerName) => figure(target, tracer)?.txPerSec ?? null;
+    const output = {
+      quick: values.quick,
+      seed,
+      txs: count,
+      nodeBlocks,
+      anvilBlocks,
+      receiptMismatches: mismatched,
+      callTracerTxPerSec: perSec('node', 'callTracer'),
+      anvilCallTracerTxPerSec: perSec('anvil', 'callTracer'),
+      callTracerRatio: ratio(figure('node', 'callTracer')?.txPerSec, figure('anvil', 'callTracer')?.txPerSec),
+      structLogTxPerSec: perSec('node', 'structLog'),
+      anvilStructLogTxPerSec: perSec('anvil', 'structLog'),
+      structLogRatio: ratio(figure('node', 'structLog')?.txPerSec, figure('anvil', 'structLog')?.txPerSec),
+      jsTracerTxPerSec: perSec('node', 'jsTracer'),
+      anvilJsTracerTxPerSec: perSec('anvil', 'jsTracer'),
+      jsTracerRatio: ratio(figure('node', 'jsTracer')?.txPerSec, figure('anvil', 'jsTracer')?.txPerSec),
+      results,
+      colocated: 'client, node and Anvil share the machine cores',
+    };
+    const rows: string[][] = [['tracer', 'strata tx/s', 'anvil tx/s', 'strata / anvil', 'strata p50/p99 ms', 'anvil p50/p99 ms', 'strata peak RSS MiB', 'anvil peak RSS MiB']];
+    for (const tracer of Object.keys(TRACERS) as TracerName[]) {
+      const n = results.node[tracer];
+      const a = results.anvil[tracer];
+      rows.push([
+        TRACERS[tracer].label,
+        served(n) ? rate(n.txPerSec) : 'not served',
+        served(a) ? rate(a.txPerSec) : 'not served',
+        fmtRatio(ratio(figure('node', tracer)?.txPerSec, figure('anvil', tracer)?.txPerSec)),
+        fmtMs(n),
+        fmtMs(a),
+        fmtRss(n),
+        fmtRss(a),
+      ]);
+    }
+    const text = `${table(rows)}\n(${count} txs, node ${nodeBlocks} block(s), anvil ${anvilBlocks}; sequential requests on one connection; * = lifetime peak, not reset)`;
+    emitReport(text, output, values.json);
+  } finally {
+    await stopAll();
+    home?.remove();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:trace failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
