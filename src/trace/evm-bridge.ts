@@ -9,6 +9,7 @@ import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import { Hardfork } from '@ethereumjs/common';
 
 import { gethVmError, type FailedStep } from './errors.js';
+import './step-event.js';
 import { memorySlice, wordAddress } from './hex.js';
 import type { FrameContract, FrameStart, FrameType, Hex, OpcodeStep, StateReader, TraceLog, Tracer } from './types.js';
 

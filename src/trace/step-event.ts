@@ -1,0 +1,58 @@
+/**
+ * A leaner `step` event for @ethereumjs/evm. The interpreter builds one event per opcode
+ * while a `step` listener is attached, and copies the frame's whole memory into it every
+ * time: for a contract using a few kilobytes of memory that copy is most of what tracing
+ * costs. The EVM waits for the listeners before it runs the opcode, and every consumer here
+ * reads memory during the event (copying what it keeps), so the event carries a view of the
+ * memory instead. The fields the tracers do not read (EOF sections, immediates, revert data)
+ * are left out. The hook is reached through the interpreter's module URL, as in
+ * src/evm/jump-analysis-cache.ts; if it is missing (another @ethereumjs version) the library's
+ * own hook stays.
+ */
+import type { InterpreterStep } from '@ethereumjs/evm';
+
+/** The interpreter state the hook reads (the library's private fields). */
+interface InterpreterInternals {
+  _runState: {
+    programCounter: number;
+    opCode: number;
+    gasRefund: bigint;
+    stack: { getStack(): bigint[] };
+    memory: { _store: Uint8Array };
+    stateManager: InterpreterStep['stateManager'];
+  };
+  _env: { depth: number; address: InterpreterStep['address']; contract: InterpreterStep['account']; codeAddress: InterpreterStep['codeAddress'] };
+  _evm: { _emit(topic: string, event: unknown): Promise<void> };
+  lookupOpInfo(op: number): { opcodeInfo: { fullName: string; fee: number; isAsync: boolean; code: number } };
+}
+
+type StepHook = (this: InterpreterInternals, dynamicFee: bigint, gasLeft: bigint, memoryWords: bigint) => Promise<void>;
+
+const entry = import.meta.resolve('@ethereumjs/evm');
+const { Interpreter } = (await import(entry.replace(/index\.(js|ts)$/, 'interpreter.$1'))) as { Interpreter?: { prototype: { _runStepHook?: StepHook } } };
+const prototype = Interpreter?.prototype;
+
+/** Whether the lean step event is installed. */
+export const leanStepEvents: boolean = typeof prototype?._runStepHook === 'function';
+
+if (prototype !== undefined && leanStepEvents) {
+  prototype._runStepHook = function leanStepHook(dynamicFee, gasLeft, memoryWords) {
+    const state = this._runState;
+    const info = this.lookupOpInfo(state.opCode).opcodeInfo;
+    const event: Omit<InterpreterStep, 'eofSection' | 'immediate' | 'error' | 'eofFunctionDepth' | 'storage'> = {
+      pc: state.programCounter,
+      gasLeft,
+      gasRefund: state.gasRefund,
+      opcode: { name: info.fullName, fee: info.fee, dynamicFee, isAsync: info.isAsync, code: info.code },
+      stack: state.stack.getStack(),
+      depth: this._env.depth,
+      address: this._env.address,
+      account: this._env.contract,
+      memory: state.memory._store.subarray(0, Number(memoryWords) * 32),
+      memoryWordCount: memoryWords,
+      codeAddress: this._env.codeAddress,
+      stateManager: state.stateManager,
+    };
+    return this._evm._emit('step', event);
+  };
+}
