@@ -67,6 +67,8 @@ interface OpenFrame {
   message: Message;
   depth: number;
   address: Hex | undefined;
+  /** The EVM's address object `address` was last made from. */
+  addressObject?: unknown;
   /** The transaction's log count when the frame began; restored if it fails. */
   logMark: number;
   input: Uint8Array;
@@ -132,14 +134,24 @@ export class EvmTraceBridge {
 
   /** A two-argument listener (so the EVM awaits it) that records instead of throwing. */
   private guard<T>(handler: (data: T) => void | Promise<void>): (data: never, resolve: () => void) => void {
+    const fail = (error: unknown): void => {
+      this.failure ??= error;
+    };
     return (data, resolve) => {
       if (this.failure !== undefined) return resolve();
-      Promise.resolve()
-        .then(() => handler(data as T))
-        .catch((error: unknown) => {
-          this.failure ??= error;
-        })
-        .finally(resolve);
+      let pending: void | Promise<void>;
+      try {
+        pending = handler(data as T);
+      } catch (error) {
+        fail(error);
+        return resolve();
+      }
+      // A handler that finished synchronously releases the EVM at once (no microtask hop).
+      if (pending === undefined) return resolve();
+      pending.then(resolve, (error: unknown) => {
+        fail(error);
+        resolve();
+      });
     };
   }
 
@@ -185,8 +197,12 @@ export class EvmTraceBridge {
     const frame = this.frames[this.frames.length - 1];
     if (frame === undefined) return;
     this.settle(frame, true);
-    const address = event.address.toString() as Hex;
-    frame.address = address;
+    // The frame's address object is the same on every step; its hex string is made once.
+    if (frame.addressObject !== event.address) {
+      frame.addressObject = event.address;
+      frame.address = event.address.toString() as Hex;
+    }
+    const address = frame.address!;
     // The EVM files every undefined byte under INVALID (0xfe); geth names the byte itself.
     const code = frame.message.code;
     const op = event.opcode.code === INVALID && code instanceof Uint8Array ? (code[event.pc] ?? INVALID) : event.opcode.code;
