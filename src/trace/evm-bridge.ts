@@ -193,7 +193,7 @@ export class EvmTraceBridge {
     });
   }
 
-  private async step(event: InterpreterStep): Promise<void> {
+  private step(event: InterpreterStep): void | Promise<void> {
     const frame = this.frames[this.frames.length - 1];
     if (frame === undefined) return;
     this.settle(frame, true);
@@ -227,7 +227,15 @@ export class EvmTraceBridge {
       state: this.state,
     };
     frame.lastTraced = traced;
-    await this.tracer.onOpcode?.(traced);
+    // Most hooks finish synchronously; only then can the step avoid a promise.
+    const pending = this.tracer.onOpcode?.(traced);
+    if (pending !== undefined) return pending.then(() => this.record(frame, event, traced, cost));
+    return this.record(frame, event, traced, cost);
+  }
+
+  /** Notes what the step will have done once it is known to have run (see settle). */
+  private record(frame: OpenFrame, event: InterpreterStep, traced: OpcodeStep, cost: bigint): void | Promise<void> {
+    const { op, opName, address } = traced;
     frame.lastStep = { op, opName, gas: event.gasLeft, cost, stackLength: event.stack.length };
     if (op === RETURN && frame.isCreate) {
       const top = (i: number): bigint => event.stack[event.stack.length - 1 - i] ?? 0n;
@@ -239,10 +247,15 @@ export class EvmTraceBridge {
       log: undefined,
       selfdestruct: undefined,
     };
+    frame.pending = record;
+    const type = CALL_OPS[op];
     if (type !== undefined) record.refusedCall = this.refusedCall(type, event, address, cost);
     else if (op >= LOG0 && op <= LOG4) record.log = this.logOf(op - LOG0, event, address);
-    else if (op === SELFDESTRUCT) record.selfdestruct = await this.selfdestructOf(event, address);
-    frame.pending = record;
+    else if (op === SELFDESTRUCT) {
+      return this.selfdestructOf(event, address).then((start) => {
+        record.selfdestruct = start;
+      });
+    }
   }
 
   private async exit(result: EVMResult): Promise<void> {

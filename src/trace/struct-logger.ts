@@ -143,7 +143,7 @@ export class StructLogger implements Tracer {
     this.#config = config;
   }
 
-  async onOpcode(step: OpcodeStep): Promise<void> {
+  onOpcode(step: OpcodeStep): void | Promise<void> {
     this.#lastStep = step;
     this.#lastIndex = -1;
     if (this.#tooLarge !== undefined) return;
@@ -173,13 +173,21 @@ export class StructLogger implements Tracer {
       entry.memory = memory;
       bytes += PIECE.memory + listBytes(memory.length, memory.length * (QUOTED_WORD - 2));
     }
+    // Only storage steps read state (asynchronously); every other step is logged at once.
     if (!this.#config.disableStorage && (step.op === SLOAD || step.op === SSTORE)) {
-      const touched = await this.#touch(step);
-      if (touched !== undefined) {
-        entry.storage = touched.snapshot();
-        bytes += PIECE.storage + touched.size * STORAGE_SLOT + Math.max(0, touched.size - 1);
-      }
+      return this.#touch(step).then((touched) => {
+        if (touched !== undefined) {
+          entry.storage = touched.snapshot();
+          bytes += PIECE.storage + touched.size * STORAGE_SLOT + Math.max(0, touched.size - 1);
+        }
+        this.#append(entry, bytes, step);
+      });
     }
+    this.#append(entry, bytes, step);
+  }
+
+  /** Adds `entry` (its encoding `bytes` long, before the refund) to the logs. */
+  #append(entry: StructLogEntry, bytes: number, step: OpcodeStep): void {
     const refund = Number(step.refund);
     if (refund !== 0) {
       entry.refund = refund;
