@@ -14,7 +14,7 @@ import {
   type NamedChangeset,
   type StateStoreConfig,
 } from '../store/index.js';
-import type { BlockContext } from '../evm/block-context.js';
+import type { BlockContext, BlockOverrides } from '../evm/block-context.js';
 import { CallError, estimateGas as estimateMessageGas, ethCall, type CallRequest, type CallResult, type StateOverrides } from '../evm/call.js';
 import { createChainCommon } from '../evm/common.js';
 import { TxRejectedError } from '../evm/errors.js';
@@ -34,7 +34,7 @@ import { ownExecutionContext, type ExecutionContext } from './execution-context.
 import { genesisChangesets, type Genesis } from './genesis.js';
 import { storeReadsOfTx } from './state-access.js';
 import type { ModuleReads } from './store-reads.js';
-import { traceCall, type BlockOverrides } from './trace-call.js';
+import { traceCall } from './trace-call.js';
 
 /** How App.open opens the stores, plus the RPC gas cap of calls. */
 export interface AppOptions {

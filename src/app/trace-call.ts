@@ -7,27 +7,13 @@ import { createBlock, type Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { Address } from '@ethereumjs/util';
 
-import { coinbaseOf, evmBlock, type BlockContext } from '../evm/block-context.js';
+import { coinbaseOf, evmBlock, type BlockContext, type BlockOverrides } from '../evm/block-context.js';
 import { applyOverrides, callGas, hasFees, messageTx, type CallRequest, type StateOverrides } from '../evm/call.js';
 import type { BlockHashLookup } from '../evm/block-hashes.js';
 import { createChainVM } from '../evm/executor.js';
 import { OverlayStateManager, type StateView } from '../evm/state-manager.js';
 import { TracingFailedError, traceTransaction, type JsonValue, type Tracer } from '../trace/index.js';
 import { replayLeadingTxs } from './block-replay.js';
-
-/** geth's BlockOverrides as debug_traceCall applies them to the block context. */
-export interface BlockOverrides {
-  readonly number?: bigint;
-  /** Seconds since the epoch. */
-  readonly time?: bigint;
-  readonly gasLimit?: bigint;
-  /** The coinbase (geth's `feeRecipient`). */
-  readonly feeRecipient?: Uint8Array;
-  /** 32 bytes; what PREVRANDAO (DIFFICULTY) reads after the merge. */
-  readonly prevRandao?: Uint8Array;
-  readonly baseFee?: bigint;
-  readonly blobBaseFee?: bigint;
-}
 
 /** Where a traced call runs. */
 export interface TraceCallEnvironment {

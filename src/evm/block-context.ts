@@ -16,6 +16,20 @@ export interface BlockContext {
   gasLimit: bigint;
 }
 
+/** geth's BlockOverrides: header fields debug_traceCall replaces in the block context. */
+export interface BlockOverrides {
+  readonly number?: bigint;
+  /** Seconds since the epoch. */
+  readonly time?: bigint;
+  readonly gasLimit?: bigint;
+  /** The coinbase (geth's `feeRecipient`). */
+  readonly feeRecipient?: Uint8Array;
+  /** 32 bytes; what PREVRANDAO (DIFFICULTY) reads after the merge. */
+  readonly prevRandao?: Uint8Array;
+  readonly baseFee?: bigint;
+  readonly blobBaseFee?: bigint;
+}
+
 /** The 20-byte coinbase of a proposer: its address as is, or the last 20 bytes of keccak256 of any other identifier. */
 export function coinbaseOf(proposer: Uint8Array): Uint8Array {
   return proposer.length === 20 ? proposer : keccak256(proposer).subarray(12);

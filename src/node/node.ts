@@ -10,7 +10,7 @@ import { App, parseGenesisJson, type Genesis } from '../app/index.js';
 import { BlockStore } from '../chain/block-store.js';
 import { BlockSigner, loadNodeKey, loadValidatorKey } from '../chain/keys.js';
 import { Mempool, type CheckResult } from '../chain/mempool.js';
-import { loadConfig, type LoadedConfig } from '../config/index.js';
+import { loadConfig } from '../config/index.js';
 import { VERSION } from '../cli/version.js';
 import { Logger } from '../log/logger.js';
 import { registerConsensusRoutes, registerMetricsRoute } from '../rpc/consensus/index.js';
@@ -18,8 +18,8 @@ import { createDebugMethods } from '../rpc/debug/index.js';
 import { createEthMethods } from '../rpc/eth/index.js';
 import { Dispatcher, serveJsonRpc } from '../rpc/jsonrpc/index.js';
 import { createHttpTransport, type HttpTransport } from '../rpc/transport/index.js';
-import type { StateStoreConfig } from '../store/index.js';
 import { NodeConsensusBackend } from './consensus-backend.js';
+import { appOptionsOf } from './app-options.js';
 import { NodeDebugBackend, traceLimitsOf } from './debug-backend.js';
 import { NodeEthBackend } from './eth-backend.js';
 import { homePaths, type HomePaths } from './home.js';
@@ -39,18 +39,6 @@ export class NodeStartError extends Error {
     super(message);
     this.name = 'NodeStartError';
   }
-}
-
-function ssConfigOf(config: LoadedConfig): StateStoreConfig {
-  const ss = config.app.stateStore;
-  return {
-    backend: ss.backend,
-    evmSsSplit: ss.evmSsSplit,
-    evmSsSeparateDbs: ss.evmSsSeparateDbs,
-    asyncWriteBuffer: ss.asyncWriteBuffer,
-    keepRecent: ss.keepRecent,
-    pruneIntervalSeconds: ss.pruneInterval,
-  };
 }
 
 function hex(bytes: Uint8Array): string {
@@ -105,17 +93,7 @@ export class StrataNode {
     const logger = options.logger ?? new Logger({ level: config.node.logLevel, format: config.node.logFormat });
     for (const warning of config.warnings) logger.warn(warning.message);
     const genesis: Genesis = parseGenesisJson(readFileSync(paths.genesis, 'utf8'));
-    const sc = config.app.stateCommit;
-    const app = await App.open(
-      paths.data,
-      {
-        commit: { snapshotInterval: sc.snapshotInterval, keepRecent: sc.keepRecent, snapshotWriteRateMbps: sc.snapshotWriteRateMbps },
-        ss: ssConfigOf(config),
-        gasCap: config.app.evm.gasCap,
-      },
-      genesis,
-      logger,
-    );
+    const app = await App.open(paths.data, appOptionsOf(config), genesis, logger);
     const closers: Array<() => Promise<void>> = [() => app.close()];
     try {
       // InitChain: the genesis state is staged (and readable) before block 1 commits it.

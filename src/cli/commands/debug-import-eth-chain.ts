@@ -10,14 +10,15 @@ import { Command, Option } from 'clipanion';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
-import { AppError, parseGenesisJson, type AppOptions } from '../../app/index.js';
+import { AppError, parseGenesisJson } from '../../app/index.js';
 import { EthChainConfig } from '../../app/eth-chain-config.js';
 import { readEthChainFile } from '../../chain/eth-chain-file.js';
 import { ethHomeGenesis, importEthChain } from '../../chain/eth-import.js';
 import { writeGenesisFile } from '../../chain/genesis-file.js';
 import { BlockStoreError } from '../../chain/block-store.js';
-import { configPaths, defaultAppConfig, defaultNodeConfig, loadConfig, renderAppToml, renderConfigToml, type LoadedConfig } from '../../config/index.js';
+import { configPaths, defaultAppConfig, defaultNodeConfig, loadConfig, renderAppToml, renderConfigToml } from '../../config/index.js';
 import { Logger } from '../../log/logger.js';
+import { appOptionsOf } from '../../node/app-options.js';
 import { defaultHome, homePaths } from '../../node/home.js';
 import { StoreError } from '../../store/index.js';
 
@@ -27,23 +28,6 @@ export class ImportHomeNotEmptyError extends Error {
     super(`${home} is not empty; import into a new or empty directory (--home), or remove it first`);
     this.name = 'ImportHomeNotEmptyError';
   }
-}
-
-/** How the node opens the stores, as app.toml configures them. */
-function appOptionsOf(config: LoadedConfig): AppOptions {
-  const { stateCommit: sc, stateStore: ss, evm } = config.app;
-  return {
-    commit: { snapshotInterval: sc.snapshotInterval, keepRecent: sc.keepRecent, snapshotWriteRateMbps: sc.snapshotWriteRateMbps },
-    ss: {
-      backend: ss.backend,
-      evmSsSplit: ss.evmSsSplit,
-      evmSsSeparateDbs: ss.evmSsSeparateDbs,
-      asyncWriteBuffer: ss.asyncWriteBuffer,
-      keepRecent: ss.keepRecent,
-      pruneIntervalSeconds: ss.pruneInterval,
-    },
-    gasCap: evm.gasCap,
-  };
 }
 
 function readInput(path: string, what: string): Buffer {

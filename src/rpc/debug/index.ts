@@ -9,5 +9,5 @@ export {
   type TraceOptions,
 } from './methods.js';
 export { formatStateAccess, type BlockStoreLookup, type ModuleFootprint, type StateAccess, type StateAccessReceipt } from './state-access.js';
-export { parseBlockOverrides, parseTraceCallExtras, type BlockOverrides, type TraceCallExtras } from './trace-call-params.js';
+export { parseBlockOverrides, parseTraceCallExtras, type TraceCallExtras } from './trace-call-params.js';
 export { TraceGate } from './trace-gate.js';

@@ -5,21 +5,8 @@
  */
 import { invalidArgument, RpcError } from '../jsonrpc/index.js';
 import type { StateOverrides } from '../eth/backend.js';
+import type { BlockOverrides } from '../../evm/block-context.js';
 import { parseAddress, parseHash, parseQuantity, parseStateOverrides, parseUint64 } from '../eth/params.js';
-
-/** geth's BlockOverrides fields that debug_traceCall applies. */
-export interface BlockOverrides {
-  readonly number?: bigint;
-  /** Seconds since the epoch. */
-  readonly time?: bigint;
-  readonly gasLimit?: bigint;
-  /** The coinbase. */
-  readonly feeRecipient?: Uint8Array;
-  /** 32 bytes. */
-  readonly prevRandao?: Uint8Array;
-  readonly baseFee?: bigint;
-  readonly blobBaseFee?: bigint;
-}
 
 /** The TraceCallConfig fields beyond TraceConfig. */
 export interface TraceCallExtras {
