@@ -27,14 +27,17 @@ export function anvilBinary(): string {
 }
 
 /** Starts Anvil and waits until it answers JSON-RPC. Its per-request log goes to /dev/null. */
-export async function startAnvil(options: AnvilOptions): Promise<RunningProcess> {
+export function startAnvil(options: AnvilOptions): Promise<RunningProcess> {
+  return launchAnvil(['--chain-id', String(options.chainId), '--block-time', String(options.blockSeconds), '--gas-limit', String(options.gasLimit)]);
+}
+
+/**
+ * Starts Anvil with `args` on a free loopback port and waits until it answers JSON-RPC (or
+ * stops it and throws). Its per-request log goes to /dev/null.
+ */
+export async function launchAnvil(args: readonly string[]): Promise<RunningProcess> {
   const port = await freePort();
-  const child = spawn(
-    anvilBinary(),
-    ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(options.chainId),
-      '--block-time', String(options.blockSeconds), '--gas-limit', String(options.gasLimit)],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const child = spawn(anvilBinary(), ['--host', '127.0.0.1', '--port', String(port), ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   const running = supervise(child, port);
   try {
     await waitForRpc(child, port, running.output);

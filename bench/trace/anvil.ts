@@ -4,10 +4,9 @@
  * and either instant mining or mining on demand (`evm_mine`), so that a batch of transactions
  * can land in one block.
  */
-import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { anvilBinary } from '../node/anvil-process.js';
-import { freePort, supervise, waitForRpc, type RunningProcess } from '../node/node-process.js';
+import { launchAnvil } from '../node/anvil-process.js';
+import type { RunningProcess } from '../node/node-process.js';
 import { RpcClient } from '../node/rpc-client.js';
 
 /** How the tracing Anvil runs. */
@@ -19,20 +18,10 @@ export interface TracingAnvilOptions {
 }
 
 /** Starts Anvil with step tracing and waits until it answers JSON-RPC; its request log is dropped. */
-export async function startTracingAnvil(options: TracingAnvilOptions): Promise<RunningProcess> {
-  const port = await freePort();
-  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(options.chainId), '--gas-limit', String(options.gasLimit),
-    '--hardfork', 'prague', '--steps-tracing'];
+export function startTracingAnvil(options: TracingAnvilOptions): Promise<RunningProcess> {
+  const args = ['--chain-id', String(options.chainId), '--gas-limit', String(options.gasLimit), '--hardfork', 'prague', '--steps-tracing'];
   if (options.mining === 'manual') args.push('--no-mining');
-  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  const running = supervise(child, port);
-  try {
-    await waitForRpc(child, port, running.output);
-  } catch (error) {
-    await running.stop(2_000);
-    throw error;
-  }
-  return running;
+  return launchAnvil(args);
 }
 
 /** Gives `addresses` `balanceWei` each on Anvil (the node funds the same accounts at genesis). */

@@ -129,6 +129,9 @@ function key(prefix: number, suffix: Uint8Array): Buffer {
   return Buffer.concat([Buffer.from([prefix]), suffix]);
 }
 
+/** Block hashes BlockStore.hashAt remembers: the BLOCKHASH window. */
+const HASHES_KEPT = 256;
+
 function heightKey(prefix: number, height: number): Buffer {
   return key(prefix, uint64Be(height));
 }
@@ -238,6 +241,8 @@ function logMatches(log: Log, addresses: readonly Uint8Array[], topics: Readonly
 export class BlockStore {
   private latest: number | undefined;
   private earliest: number | undefined;
+  /** Hashes of recently asked heights (BLOCKHASH asks the same 256 again and again). */
+  private readonly hashes = new Map<number, Buffer>();
 
   private constructor(private readonly kv: PlainKv) {
     const latest = kv.get(META_LATEST);
@@ -318,6 +323,7 @@ export class BlockStore {
    */
   async truncateAbove(height: number): Promise<number> {
     if (this.latest === undefined || height >= this.latest) return 0;
+    this.hashes.clear();
     const ops: PlainKvOp[] = [];
     let removed = 0;
     for (let h = this.latest; h > height && h >= (this.earliest ?? 1); h--) {
@@ -363,6 +369,17 @@ export class BlockStore {
   blockByHeight(height: number): ChainBlock | undefined {
     const encoded = this.kv.get(heightKey(P_BLOCK, height));
     return encoded ? this.decode(encoded, height) : undefined;
+  }
+
+  /** The hash of the block at `height`, or undefined; decoded once, then remembered. */
+  hashAt(height: number): Buffer | undefined {
+    const known = this.hashes.get(height);
+    if (known !== undefined) return known;
+    const hash = this.blockByHeight(height)?.hash;
+    if (hash === undefined) return undefined;
+    if (this.hashes.size >= HASHES_KEPT) this.hashes.delete(this.hashes.keys().next().value!);
+    this.hashes.set(height, hash);
+    return hash;
   }
 
   /** The block with hash `hash`, or undefined. */

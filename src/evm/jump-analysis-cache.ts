@@ -4,9 +4,11 @@
  * first jumps — for a token contract more than the call itself costs. The analysis depends
  * only on the code and the EVM's fork, and the interpreter only reads it, so it is computed
  * once per (EVM, code array); CodeCache hands out one array per code hash, which makes the
- * cache hit across calls. The interpreter is not exported, so its prototype is reached by the
- * module's own URL; if the method is missing (another @ethereumjs version) nothing is patched.
+ * cache hit across calls. If the method is missing (another @ethereumjs version) nothing is
+ * patched.
  */
+import { interpreterPrototype } from './interpreter-prototype.js';
+
 
 /** The analysis the interpreter computes (opaque here). */
 type Analysis = object;
@@ -15,10 +17,7 @@ interface InterpreterPrototype {
   _getValidJumpDestinations?: (this: { _evm: object }, code: Uint8Array) => Analysis;
 }
 
-const entry = import.meta.resolve('@ethereumjs/evm');
-const interpreterUrl = entry.replace(/index\.(js|ts)$/, 'interpreter.$1');
-const { Interpreter } = (await import(interpreterUrl)) as { Interpreter?: { prototype: InterpreterPrototype } };
-const prototype = Interpreter?.prototype;
+const prototype = interpreterPrototype as InterpreterPrototype | undefined;
 const analyse = prototype?._getValidJumpDestinations;
 
 /** Whether the analysis cache is installed. */

@@ -205,7 +205,7 @@ export class NodeDebugBackend implements DebugBackend {
     }
     const height = block.header.height;
     const parentState = height === 1 ? this.#importedChain.genesisView() : undefined;
-    return ethExecutionContext(this.#importedChain, block.eth.header, height, (n) => this.store.blockByHeight(Number(n))?.hash, parentState);
+    return ethExecutionContext(this.#importedChain, block.eth.header, height, (n) => this.store.hashAt(Number(n)), parentState);
   }
 
   async #trace(block: StoredBlock, watch: TraceWatch, tracerFor: (index: number) => Tracer | undefined, lastIndex?: number, firstTraced?: number): Promise<BlockTraceEntry[]> {

@@ -100,7 +100,7 @@ export class StrataNode {
       if (app.height() === 0) await app.initChain();
       const store = await BlockStore.open(paths.data);
       closers.unshift(() => store.close());
-      app.useBlockHashes((height) => store.blockByHeight(height)?.hash);
+      app.useBlockHashes((height) => store.hashAt(height));
       const stored = store.latestHeight() ?? 0;
       if (app.height() > stored) {
         throw new NodeStartError(

@@ -100,7 +100,7 @@ export class BlockProducer {
     const height = app.nextHeight();
     const previousAppHash = height === app.genesis.initial_height ? await app.initChain() : app.appHash();
     const last = store.latestHeight();
-    const lastBlockHash = last !== undefined ? (store.blockByHeight(last)?.hash ?? ZERO_HASH) : ZERO_HASH;
+    const lastBlockHash = last !== undefined ? (store.hashAt(last) ?? ZERO_HASH) : ZERO_HASH;
     const gasLimit = BigInt(app.genesis.params.block_gas_limit);
     const baseFee = BigInt(app.genesis.params.min_base_fee);
     // Block 1 commits the genesis state alone, so height 0 (genesis) stays a readable state.

@@ -20,8 +20,8 @@ export interface CallLog {
   position: number;
 }
 
-/** One call frame of the tree. */
-export interface CallFrame {
+/** What every traced call frame records (callTracer's and erc7562Tracer's frames). */
+export interface FrameCore {
   type: FrameType;
   from: Hex;
   gas: bigint;
@@ -31,9 +31,13 @@ export interface CallFrame {
   output: Uint8Array | undefined;
   error: string | undefined;
   revertReason: string | undefined;
-  calls: CallFrame[];
   logs: CallLog[];
   value: bigint | undefined;
+}
+
+/** One call frame of the tree. */
+export interface CallFrame extends FrameCore {
+  calls: CallFrame[];
 }
 
 /** Parses callTracer's `tracerConfig`. */
@@ -60,7 +64,7 @@ function finishFrame(frame: CallFrame, end: FrameEnd): void {
 }
 
 /** Drops the logs of failed frames and of everything beneath them. */
-function clearFailedLogs(frame: CallFrame, parentFailed: boolean): void {
+export function clearFailedLogs<F extends FrameCore & { calls: F[] }>(frame: F, parentFailed: boolean): void {
   const failed = parentFailed || frame.error !== undefined;
   if (failed) frame.logs = [];
   for (const child of frame.calls) clearFailedLogs(child, failed);
@@ -68,16 +72,22 @@ function clearFailedLogs(frame: CallFrame, parentFailed: boolean): void {
 
 /** A frame as geth's JSON: field order from, gas, gasUsed, to, input, output, error, revertReason, calls, logs, value, type. */
 export function callFrameJson(frame: CallFrame): { [key: string]: JsonValue } {
+  const out = frameHeadJson(frame);
+  if (frame.calls.length > 0) out.calls = frame.calls.map(callFrameJson);
+  if (frame.logs.length > 0) out.logs = frame.logs.map(callLogJson);
+  if (frame.value !== undefined) out.value = quantity(frame.value);
+  out.type = frame.type;
+  return out;
+}
+
+/** The fields geth prints first in every frame, in order: from, gas, gasUsed, to, input, output, error, revertReason. */
+export function frameHeadJson(frame: FrameCore): { [key: string]: JsonValue } {
   const out: { [key: string]: JsonValue } = { from: frame.from, gas: quantity(frame.gas), gasUsed: quantity(frame.gasUsed) };
   if (frame.to !== undefined) out.to = frame.to;
   out.input = bytesHex(frame.input);
   if (frame.output !== undefined && frame.output.length > 0) out.output = bytesHex(frame.output);
   if (frame.error !== undefined) out.error = frame.error;
   if (frame.revertReason !== undefined) out.revertReason = frame.revertReason;
-  if (frame.calls.length > 0) out.calls = frame.calls.map(callFrameJson);
-  if (frame.logs.length > 0) out.logs = frame.logs.map(callLogJson);
-  if (frame.value !== undefined) out.value = quantity(frame.value);
-  out.type = frame.type;
   return out;
 }
 

@@ -6,7 +6,7 @@
  * every KECCAK256 preimage of the transaction.
  */
 import { revertReason } from '../evm/revert-reason.js';
-import { callLogJson, type CallLog } from './call-tracer.js';
+import { callLogJson, clearFailedLogs, frameHeadJson, type FrameCore } from './call-tracer.js';
 import { booleanOption, type TracerConfig } from './config.js';
 import { TracerConfigError } from './errors.js';
 import { bytesHex, memorySlice, quantity, word, wordAddress } from './hex.js';
@@ -104,18 +104,7 @@ interface AccessedSlots {
 }
 
 /** One frame of the validation trace. */
-interface ValidationFrame {
-  type: FrameType;
-  from: Hex;
-  gas: bigint;
-  gasUsed: bigint;
-  to: Hex | undefined;
-  input: Uint8Array;
-  output: Uint8Array | undefined;
-  error: string | undefined;
-  revertReason: string | undefined;
-  logs: CallLog[];
-  value: bigint | undefined;
+interface ValidationFrame extends FrameCore {
   accessedSlots: AccessedSlots;
   extCodeAccessInfo: Hex[];
   usedOpcodes: Map<number, number>;
@@ -173,13 +162,6 @@ function isOutOfGas(error: string): boolean {
   return error === 'out of gas' || error.startsWith('out of gas:') || error === 'contract creation code storage out of gas';
 }
 
-/** Drops the logs of failed frames and of everything beneath them. */
-function clearFailedLogs(frame: ValidationFrame, parentFailed: boolean): void {
-  const failed = parentFailed || frame.error !== undefined;
-  if (failed) frame.logs = [];
-  for (const child of frame.calls) clearFailedLogs(child, failed);
-}
-
 function increment<K>(counts: Map<K, number>, key: K): void {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 }
@@ -195,12 +177,7 @@ const asIs = (key: Hex): string => key;
 
 /** A frame as geth's JSON, in its field order; `keccak` only for the top frame. */
 function frameJson(frame: ValidationFrame, keccak: Hex[] | undefined): { [key: string]: JsonValue } {
-  const out: { [key: string]: JsonValue } = { from: frame.from, gas: quantity(frame.gas), gasUsed: quantity(frame.gasUsed) };
-  if (frame.to !== undefined) out.to = frame.to;
-  out.input = bytesHex(frame.input);
-  if (frame.output !== undefined && frame.output.length > 0) out.output = bytesHex(frame.output);
-  if (frame.error !== undefined) out.error = frame.error;
-  if (frame.revertReason !== undefined) out.revertReason = frame.revertReason;
+  const out = frameHeadJson(frame);
   if (frame.logs.length > 0) out.logs = frame.logs.map(callLogJson);
   if (frame.value !== undefined) out.value = quantity(frame.value);
   const slots = frame.accessedSlots;

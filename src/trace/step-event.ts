@@ -5,11 +5,11 @@
  * costs. The EVM waits for the listeners before it runs the opcode, and every consumer here
  * reads memory during the event (copying what it keeps), so the event carries a view of the
  * memory instead. The fields the tracers do not read (EOF sections, immediates, revert data)
- * are left out. The hook is reached through the interpreter's module URL, as in
- * src/evm/jump-analysis-cache.ts; if it is missing (another @ethereumjs version) the library's
- * own hook stays.
+ * are left out. If the hook is missing (another @ethereumjs version) the library's own stays.
  */
 import type { InterpreterStep } from '@ethereumjs/evm';
+
+import { interpreterPrototype } from '../evm/interpreter-prototype.js';
 
 /** The interpreter state the hook reads (the library's private fields). */
 interface InterpreterInternals {
@@ -28,14 +28,9 @@ interface InterpreterInternals {
 
 type StepHook = (this: InterpreterInternals, dynamicFee: bigint, gasLeft: bigint, memoryWords: bigint) => Promise<void>;
 
-const entry = import.meta.resolve('@ethereumjs/evm');
-const { Interpreter } = (await import(entry.replace(/index\.(js|ts)$/, 'interpreter.$1'))) as { Interpreter?: { prototype: { _runStepHook?: StepHook } } };
-const prototype = Interpreter?.prototype;
+const prototype = interpreterPrototype as { _runStepHook?: StepHook } | undefined;
 
-/** Whether the lean step event is installed. */
-export const leanStepEvents: boolean = typeof prototype?._runStepHook === 'function';
-
-if (prototype !== undefined && leanStepEvents) {
+if (prototype !== undefined && typeof prototype._runStepHook === 'function') {
   prototype._runStepHook = function leanStepHook(dynamicFee, gasLeft, memoryWords) {
     const state = this._runState;
     const info = this.lookupOpInfo(state.opCode).opcodeInfo;

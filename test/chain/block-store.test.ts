@@ -161,3 +161,17 @@ t.test('everything survives a reopen and the chain continues', async (t) => {
   await reopened.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+t.test('hashAt answers the hash of a stored height, and forgets truncated heights', async (t) => {
+  const store = await BlockStore.open(t.testdir());
+  const hashes = await fillChain(store, 6);
+  t.same(store.hashAt(5), hashes[4]);
+  t.same(store.hashAt(5), hashes[4], 'asked again (remembered)');
+  t.equal(store.hashAt(9), undefined);
+  await store.truncateAbove(4);
+  t.equal(store.hashAt(5), undefined, 'a truncated height has no hash any more');
+  const replaced = signedBlock(5, hashes[3]!, [fakeTx()]);
+  const hash = await store.saveBlock(replaced, [receipt([])], [{ validatorAddress: PROPOSER, timestampMs: replaced.header.timeMs, signature: replaced.signature }]);
+  t.same(store.hashAt(5), hash, 'the block saved in its place');
+  await store.close();
+});
