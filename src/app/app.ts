@@ -19,7 +19,7 @@ import { CallError, estimateGas as estimateMessageGas, ethCall, type CallRequest
 import { createChainCommon } from '../evm/common.js';
 import { TxRejectedError } from '../evm/errors.js';
 import { executeBlockTxs, type ExecutedTx, type SkippedTx } from '../evm/executor.js';
-import { BANK_STORE, EVM_STORE, balanceKey, codeHashKey, codeKey, decodeUint, nonceKey, storageKey } from '../evm/keys.js';
+import { BANK_STORE, EVM_STORE, balanceKey, decodeUint, nonceKey } from '../evm/keys.js';
 import { NO_BLOCK_HASHES, type BlockHashLookup } from '../evm/block-hashes.js';
 import { CodeCache } from '../evm/code-cache.js';
 import { CallResultCache } from './call-cache.js';
@@ -29,7 +29,7 @@ import { VmPool } from '../evm/vm-pool.js';
 import { checkTx, decodeTx, type DecodedTx } from '../evm/validate.js';
 import { traceTransaction, type JsonValue, type Tracer } from '../trace/index.js';
 import { mergeChangesets } from './changesets.js';
-import { AppClosedError, BlockOrderError, HeightNotCommittedError, HeightPrunedError } from './errors.js';
+import { AppClosedError, BlockOrderError } from './errors.js';
 import { ownExecutionContext, type ExecutionContext } from './execution-context.js';
 import { genesisChangesets, type Genesis } from './genesis.js';
 import { storeReadsOfTx } from './state-access.js';
@@ -66,15 +66,10 @@ export interface BlockResult {
   receiptsRoot: Uint8Array;
 }
 
-/** A height to read state at. */
-export type HeightRef = number | 'latest';
-
-/** An account as eth_getBalance / eth_getTransactionCount / eth_getCode see it. */
-export interface AccountState {
-  nonce: bigint;
-  balance: bigint;
-  /** keccak256 of the code (the empty-code hash for an account without code). */
-  codeHash: Uint8Array;
+/** The state a call or trace runs on: a committed height and its view. */
+export interface StateAt {
+  readonly height: number;
+  readonly view: StateView;
 }
 
 /** What the mempool needs of an admitted transaction. */
@@ -92,7 +87,6 @@ export interface AdmittedTx {
 /** validateTx's answer: the admitted transaction, or the typed reason it is refused. */
 export type TxValidation = { ok: true; tx: AdmittedTx } | { ok: false; error: TxRejectedError };
 
-const EMPTY_CODE_HASH = Buffer.from('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470', 'hex');
 const DEFAULT_GAS_CAP = 50_000_000;
 const DEFAULT_CALL_CACHE_ENTRIES = 16_384;
 
@@ -115,6 +109,7 @@ export class App {
   /** Block hashes for BLOCKHASH, from the block store once the node attaches it. */
   #blockHashes: BlockHashLookup = NO_BLOCK_HASHES;
   readonly #blockHash: BlockHashLookup = (height) => this.#blockHashes(height);
+  readonly #latestState: StateView = { get: (store, key) => this.#sc.get(store, key) };
   /** Block re-executions kept between traces of the same block. */
   readonly #pausedReplays = new PausedReplays();
   /** VMs reused across eth_call / eth_estimateGas requests. */
@@ -222,7 +217,7 @@ export class App {
       throw new BlockOrderError(`cannot execute block ${header.height} before initChain has staged the genesis state`);
     }
     const started = performance.now();
-    const execution = await executeBlockTxs(this.common, this.#latestView(), header, rawTxs, {
+    const execution = await executeBlockTxs(this.common, this.#latestState, header, rawTxs, {
       decode: (raw) => this.#admitted.get(raw) ?? decodeTx(raw, this.common),
       hashes: this.#blockHash,
     });
@@ -280,74 +275,35 @@ export class App {
     this.#blockHashes = lookup;
   }
 
-  #latestView(): StateView {
-    return { get: (store, key) => this.#sc.get(store, key) };
-  }
-
-  /** The state at `height`: the SC for the latest height, the SS for older ones. */
-  viewAt(height: HeightRef): StateView {
+  /** The latest committed state, read from the SC (the staged genesis state before block 1). */
+  latestView(): StateView {
     this.#live();
-    const latest = this.#sc.version();
-    if (height === 'latest' || height === latest) return this.#latestView();
-    if (height > latest) throw new HeightNotCommittedError(height, latest);
-    const earliest = this.earliestHeight();
-    if (height < earliest) throw new HeightPrunedError(height, earliest);
-    const ss = this.#ss;
-    return { get: (store, key) => ss.get(store, height, key) };
+    return this.#latestState;
   }
 
   /**
-   * The SS state at exactly `height`, also for the latest height, so a reader that yields
-   * (a long trace) is not moved by blocks committed meanwhile; the SC serves only when the
-   * SS has not applied `height` yet.
+   * The SS state at `height`, unchecked: the provider layer decides which heights are
+   * readable and which view serves them.
    */
-  snapshotViewAt(height: number): StateView {
+  storedView(height: number): StateView {
     this.#live();
-    if (height > Number(this.#ss.latestVersion())) return this.viewAt(height);
-    const earliest = this.earliestHeight();
-    if (height < earliest) throw new HeightPrunedError(height, earliest);
     const ss = this.#ss;
     return { get: (store, key) => ss.get(store, height, key) };
   }
 
-  /** Nonce, balance and code hash of `address` at `height`. */
-  getAccount(address: Uint8Array, height: HeightRef): AccountState {
-    const view = this.viewAt(height);
-    return {
-      nonce: decodeUint(view.get(EVM_STORE, nonceKey(address))),
-      balance: decodeUint(view.get(BANK_STORE, balanceKey(address))),
-      codeHash: view.get(EVM_STORE, codeHashKey(address)) ?? EMPTY_CODE_HASH,
-    };
-  }
-
-  /** The balance of `address` at `height` (one read, for eth_getBalance). */
-  getBalance(address: Uint8Array, height: HeightRef): bigint {
-    return decodeUint(this.viewAt(height).get(BANK_STORE, balanceKey(address)));
-  }
-
-  /** The nonce of `address` at `height` (one read, for eth_getTransactionCount). */
-  getNonce(address: Uint8Array, height: HeightRef): bigint {
-    return decodeUint(this.viewAt(height).get(EVM_STORE, nonceKey(address)));
-  }
-
-  /** The code of `address` at `height` (empty without code). */
-  getCode(address: Uint8Array, height: HeightRef): Uint8Array {
-    return this.viewAt(height).get(EVM_STORE, codeKey(address)) ?? new Uint8Array();
-  }
-
-  /** The 32-byte value of storage `slot` of `address` at `height`. */
-  getStorageAt(address: Uint8Array, slot: Uint8Array, height: HeightRef): Uint8Array {
-    return this.viewAt(height).get(EVM_STORE, storageKey(address, slot)) ?? new Uint8Array(32);
+  /** The newest version the SS has applied. */
+  storedHeight(): number {
+    this.#live();
+    return Number(this.#ss.latestVersion());
   }
 
   /**
    * The block a call at `height` runs in: that height's number, the given header fields of
    * block `height` (now and no proposer when not given) and the chain's fee parameters.
    */
-  #callBlock(height: HeightRef, header?: CallBlock): BlockContext {
-    const number = height === 'latest' ? this.#sc.version() : height;
+  #callBlock(height: number, header?: CallBlock): BlockContext {
     return {
-      height: number,
+      height,
       timeMs: header?.timeMs ?? Date.now(),
       proposer: header?.proposer ?? new Uint8Array(20),
       baseFee: BigInt(this.genesis.params.min_base_fee),
@@ -356,13 +312,14 @@ export class App {
   }
 
   /**
-   * eth_call at `height` in the block `header` describes, with state overrides; throws
+   * eth_call on `state` in the block `header` describes, with state overrides; throws
    * CallRevertedError / CallFailedError. Without overrides and with a header (so the outcome
    * is fixed) the outcome is cached.
    */
-  async call(request: CallRequest, height: HeightRef, overrides: StateOverrides = [], header?: CallBlock): Promise<CallResult> {
-    const view = this.viewAt(height);
-    const block = this.#callBlock(height, header);
+  async call(request: CallRequest, state: StateAt, overrides: StateOverrides = [], header?: CallBlock): Promise<CallResult> {
+    this.#live();
+    const { view } = state;
+    const block = this.#callBlock(state.height, header);
     const key = overrides.length === 0 && header !== undefined ? this.#callCache.key(block, request) : undefined;
     const cached = key === undefined ? undefined : this.#callCache.get(key);
     if (cached !== undefined) {
@@ -379,10 +336,10 @@ export class App {
     }
   }
 
-  /** eth_estimateGas at `height` with state overrides. */
-  async estimateGas(request: CallRequest, height: HeightRef, overrides: StateOverrides = []): Promise<bigint> {
-    const view = this.viewAt(height);
-    return estimateMessageGas({ common: this.common, vms: this.#callVms, view, block: this.#callBlock(height), gasCap: this.#gasCap }, request, overrides);
+  /** eth_estimateGas on `state` with state overrides. */
+  async estimateGas(request: CallRequest, state: StateAt, overrides: StateOverrides = []): Promise<bigint> {
+    this.#live();
+    return estimateMessageGas({ common: this.common, vms: this.#callVms, view: state.view, block: this.#callBlock(state.height), gasCap: this.#gasCap }, request, overrides);
   }
 
   /**
@@ -394,7 +351,12 @@ export class App {
     try {
       const decoded = decodeTx(raw, this.common);
       this.#admitted.set(raw, decoded);
-      const account = this.getAccount(decoded.sender.bytes, 'latest');
+      const view = this.#latestState;
+      const sender = decoded.sender.bytes;
+      const account = {
+        nonce: decodeUint(view.get(EVM_STORE, nonceKey(sender))),
+        balance: decodeUint(view.get(BANK_STORE, balanceKey(sender))),
+      };
       checkTx(decoded, account, baseFee, 'not-below');
       return {
         ok: true,
@@ -423,7 +385,8 @@ export class App {
   /**
    * Re-executes the transactions of the block `context` describes on the state of its parent
    * (SS for older heights, so the EVM SS when split) and traces those `tracerFor` returns a
-   * tracer for, up to `lastIndex`. Throws HeightPrunedError when the parent state is gone.
+   * tracer for, up to `lastIndex`; `parentView` is the parent's state, read when the context
+   * does not carry its own.
    * When no transaction before `firstTraced` is traced, a replay of this block paused by an
    * earlier trace is resumed instead of starting over; a replay stopping short of the block's
    * end is paused for the next trace.
@@ -432,12 +395,13 @@ export class App {
     context: ExecutionContext,
     rawTxs: readonly Uint8Array[],
     tracerFor: (index: number) => Tracer | undefined,
+    parentView: () => StateView,
     lastIndex = rawTxs.length - 1,
     firstTraced = 0,
   ): Promise<Array<{ txHash: Uint8Array; result: JsonValue }>> {
     const blockHash = `0x${Buffer.from(context.blockHash).toString('hex')}` as const;
     const paused = this.#pausedReplays.take(blockHash, firstTraced);
-    const vm = paused?.vm ?? (await context.createVM(context.parentState ?? this.viewAt(context.height - 1)));
+    const vm = paused?.vm ?? (await context.createVM(context.parentState ?? parentView()));
     const { block } = context;
     const traced: Array<{ txHash: Uint8Array; result: JsonValue }> = [];
     let gasUsed = paused?.gasUsed ?? 0n;
@@ -465,10 +429,11 @@ export class App {
 
   /**
    * debug_traceCall in block `header.height`'s context: on the state after that block, or —
-   * with `leadingTxs` (its first `txIndex` transactions) — on its parent's state after those.
-   * Throws HeightPrunedError when that state is gone.
+   * with `leadingTxs` (its first `txIndex` transactions) — on its parent's state after those;
+   * `view` is that state.
    */
   async traceCall(
+    view: StateView,
     header: BlockHeaderInput,
     leadingTxs: readonly Uint8Array[] | undefined,
     request: CallRequest,
@@ -476,17 +441,14 @@ export class App {
     blockOverrides: BlockOverrides,
     tracer: Tracer,
   ): Promise<JsonValue> {
-    const view = this.snapshotViewAt(leadingTxs === undefined ? header.height : header.height - 1);
     return traceCall({ common: this.common, view, block: header, leadingTxs: leadingTxs ?? [], gasCap: this.#gasCap, hashes: this.#blockHash }, request, stateOverrides, blockOverrides, tracer);
   }
 
   /**
    * The module-store reads transaction `index` of block `header.height` makes when re-executed
-   * on its parent's state after the block's earlier transactions. Throws HeightPrunedError
-   * when the parent state is gone.
+   * on `parentView` (its parent's state) after the block's earlier transactions.
    */
-  async storeReadsOfTx(header: BlockHeaderInput, rawTxs: readonly Uint8Array[], index: number): Promise<Map<string, ModuleReads>> {
-    const parentView = this.snapshotViewAt(header.height - 1);
+  async storeReadsOfTx(parentView: StateView, header: BlockHeaderInput, rawTxs: readonly Uint8Array[], index: number): Promise<Map<string, ModuleReads>> {
     return storeReadsOfTx({ common: this.common, parentView, block: header, rawTxs, index, hashes: this.#blockHash });
   }
 

@@ -158,7 +158,7 @@ export async function importEthChain(input: EthImportInput): Promise<EthImportSu
     for (const block of blocks) {
       const number = Number(block.header.number);
       const appHashBefore = app.appHash();
-      const outcome = await executeEthBlock(block, app.viewAt('latest'), (n) => hashes[Number(n)]);
+      const outcome = await executeEthBlock(block, app.latestView(), (n) => hashes[Number(n)]);
       const appHash = await app.commitExecutedBlock(number, outcome.changesets);
       const rawTxs = outcome.txs.map((tx) => tx.raw);
       await store.saveBlock(

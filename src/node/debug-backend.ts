@@ -6,7 +6,6 @@
  * a cap on struct-log bytes.
  */
 import type { App, BlockHeaderInput } from '../app/index.js';
-import { HeightPrunedError } from '../app/index.js';
 import { EthChainConfig } from '../app/eth-chain-config.js';
 import { ethExecutionContext } from '../app/eth-execution.js';
 import type { ExecutionContext } from '../app/execution-context.js';
@@ -26,6 +25,8 @@ import {
   type TraceOptions,
 } from '../rpc/debug/index.js';
 import { RpcError } from '../rpc/jsonrpc/index.js';
+import { HeightUnavailableError, type ChainProvider } from '../provider/index.js';
+import type { StateView } from '../evm/state-manager.js';
 import { StatePreload, StructLogger, createTracer, isNativeTracer, loadJsTracerEngine, type JsonValue, type Tracer } from '../trace/index.js';
 import { appCallRequest, appStateOverrides } from './call-request.js';
 
@@ -114,6 +115,7 @@ export class NodeDebugBackend implements DebugBackend {
   constructor(
     private readonly app: App,
     private readonly store: BlockStore,
+    private readonly chain: ChainProvider,
     limits: TraceLimits = traceLimitsOf(defaultAppConfig().evm),
   ) {
     this.#limits = limits;
@@ -185,9 +187,16 @@ export class NodeDebugBackend implements DebugBackend {
     }
   }
 
-  /** geth's error for a state the SS no longer keeps, naming the earliest height. */
-  #stateGone(error: HeightPrunedError, needed: string): RpcError {
-    return RpcError.server(`historical state is not available: ${needed}, and the earliest retained is ${error.earliest}`);
+  /** The SS state at `height`, pinned, or the RPC error naming what needed it and the earliest height kept. */
+  #stateAt(height: number, needed: string): StateView {
+    try {
+      return this.chain.state.at(height, { pinned: true }).view;
+    } catch (error) {
+      if (error instanceof HeightUnavailableError && error.reason === 'pruned') {
+        throw RpcError.server(`historical state is not available: ${needed}, and the earliest retained is ${error.bound}`);
+      }
+      throw error;
+    }
   }
 
   /**
@@ -211,12 +220,8 @@ export class NodeDebugBackend implements DebugBackend {
   async #trace(block: StoredBlock, watch: TraceWatch, tracerFor: (index: number) => Tracer | undefined, lastIndex?: number, firstTraced?: number): Promise<BlockTraceEntry[]> {
     const h = block.header;
     const context = this.#contextOf(block);
-    try {
-      return await watch.run(this.app.traceBlock(context, block.txs, tracerFor, lastIndex, firstTraced));
-    } catch (error) {
-      if (error instanceof HeightPrunedError) throw this.#stateGone(error, `block ${h.height} needs the state of block ${h.height - 1}`);
-      throw error;
-    }
+    const parentView = () => this.#stateAt(h.height - 1, `block ${h.height} needs the state of block ${h.height - 1}`);
+    return watch.run(this.app.traceBlock(context, block.txs, tracerFor, parentView, lastIndex, firstTraced));
   }
 
   async traceTransaction(hash: Uint8Array, options: TraceOptions): Promise<JsonValue | undefined> {
@@ -263,17 +268,14 @@ export class NodeDebugBackend implements DebugBackend {
     const leadingTxs = txIndex === undefined ? undefined : block.txs.slice(0, txIndex);
     const call = appCallRequest(request.call);
     const stateOverrides = appStateOverrides(request.stateOverrides);
-    return this.#gate.run(async () => {
-      try {
-        return await this.#withStatePreload(options, (preload, watch) =>
-          watch.run(this.app.traceCall(headerInput(block), leadingTxs, call, stateOverrides, request.blockOverrides, this.#tracer(options, watch, preload))),
-        );
-      } catch (error) {
-        if (error instanceof HeightPrunedError) {
-          throw this.#stateGone(error, leadingTxs === undefined ? `the call needs the state after block ${height}` : `txIndex needs the state of block ${height - 1}`);
-        }
-        throw error;
-      }
+    return this.#gate.run(() => {
+      const view =
+        leadingTxs === undefined
+          ? this.#stateAt(height, `the call needs the state after block ${height}`)
+          : this.#stateAt(height - 1, `txIndex needs the state of block ${height - 1}`);
+      return this.#withStatePreload(options, (preload, watch) =>
+        watch.run(this.app.traceCall(view, headerInput(block), leadingTxs, call, stateOverrides, request.blockOverrides, this.#tracer(options, watch, preload))),
+      );
     });
   }
 
@@ -288,14 +290,9 @@ export class NodeDebugBackend implements DebugBackend {
     if (!block || !receipt) return undefined;
     this.#ownBlock(block, 'debug_traceStateAccess');
     const height = block.header.height;
-    const modules = await this.#gate.run(async () => {
-      try {
-        return await this.app.storeReadsOfTx(headerInput(block), block.txs, located.index);
-      } catch (error) {
-        if (error instanceof HeightPrunedError) throw this.#stateGone(error, `block ${height} needs the state of block ${height - 1}`);
-        throw error;
-      }
-    });
+    const modules = await this.#gate.run(() =>
+      this.app.storeReadsOfTx(this.#stateAt(height - 1, `block ${height} needs the state of block ${height - 1}`), headerInput(block), block.txs, located.index),
+    );
     return { modules, lookups, receipt: receiptOf(receipt) };
   }
 }

@@ -1,19 +1,18 @@
 /**
- * The EVM JSON-RPC backend of a running node: answers the eth_ methods from the App (state
- * at a height, calls), the block store (blocks, transactions, receipts, logs) and the mempool
- * (admission, pending nonces), and fans new blocks out to subscribers.
+ * The EVM JSON-RPC backend of a running node: answers the eth_ methods through the provider
+ * (block names, state at a height, blocks, transactions, receipts, logs), runs calls on the
+ * App, hands transactions to the mempool, and fans new blocks out to subscribers.
  */
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { App, CallBlock } from '../app/index.js';
-import { HeightPrunedError } from '../app/index.js';
-import { EMPTY_BLOOM, ZERO_HASH, txRoot, type StoredBlock } from '../chain/block.js';
-import type { BlockStore, IndexedLog, StoredReceipt } from '../chain/block-store.js';
+import type { StoredBlock } from '../chain/block.js';
+import type { IndexedLog, StoredReceipt } from '../chain/block-store.js';
 import { AlreadyKnownError, MempoolError, MempoolFullError, TxRejectedError as MempoolRejected, type Mempool } from '../chain/mempool.js';
 import { CallFailedError, CallRevertedError } from '../evm/call.js';
 import { TxRejectedError, type TxRejectionCode } from '../evm/errors.js';
 import { decodeTx } from '../evm/validate.js';
+import { BlockNotFoundError, type BlockId, type ChainProvider } from '../provider/index.js';
 import {
-  StatePrunedError,
   TransactionRejectedError,
   type BlockFeeData,
   type CallOutcome,
@@ -35,8 +34,6 @@ import {
   type Unsubscribe,
 } from '../rpc/eth/index.js';
 import { appCallRequest, appStateOverrides } from './call-request.js';
-
-const EMPTY_ROOT = txRoot([]);
 
 const REJECT_REASONS: Partial<Record<TxRejectionCode, RejectReason>> = {
   invalid_encoding: 'decode',
@@ -102,7 +99,7 @@ function ethLog(log: IndexedLog): EthLog {
   };
 }
 
-/** EthBackend over one node's app, block store and mempool. */
+/** EthBackend over one node's provider, app and mempool. */
 export class NodeEthBackend implements EthBackend {
   readonly #listeners = new Set<(event: NewBlockEvent) => void>();
   /** Header fields calls run with, for the last heights called at (decoding a block is not free). */
@@ -110,7 +107,7 @@ export class NodeEthBackend implements EthBackend {
 
   constructor(
     private readonly app: App,
-    private readonly store: BlockStore,
+    private readonly chain: ChainProvider,
     private readonly mempool: Mempool,
   ) {}
 
@@ -119,16 +116,7 @@ export class NodeEthBackend implements EthBackend {
   }
 
   heights(): ChainHeights {
-    const latest = this.store.latestHeight() ?? 0;
-    return {
-      latest,
-      // Block 0 is the genesis state; the store holds blocks from 1.
-      earliest: 0,
-      safe: latest,
-      finalized: latest,
-      // Height 0 (the genesis state) stays readable until pruning passes block 1.
-      earliestState: this.app.earliestHeight() <= this.app.genesis.initial_height ? 0 : this.app.earliestHeight(),
-    };
+    return this.chain.heights();
   }
 
   #decode(raw: Uint8Array): { tx: TypedTransaction; hash: Uint8Array; from: Uint8Array } {
@@ -156,7 +144,22 @@ export class NodeEthBackend implements EthBackend {
     };
   }
 
-  #block(block: StoredBlock | undefined): EthBlock | null {
+  /** The block `id` names, or undefined when there is none. */
+  #stored(id: BlockId): StoredBlock | undefined {
+    try {
+      return this.chain.block(id);
+    } catch (error) {
+      if (error instanceof BlockNotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  heightOf(id: BlockId): number | null {
+    return this.#stored(id)?.header.height ?? null;
+  }
+
+  block(id: BlockId): EthBlock | null {
+    const block = this.#stored(id);
     if (!block) return null;
     return {
       ...this.#header(block),
@@ -167,58 +170,16 @@ export class NodeEthBackend implements EthBackend {
     };
   }
 
-  /**
-   * Block 0 as Ethereum clients expect one: the genesis state, with no transactions. Its hash
-   * is the zero hash block 1 names as its parent, and its state root the genesis app hash.
-   */
-  #genesisBlock(): EthBlock {
-    const first = this.store.blockByHeight(this.app.genesis.initial_height);
-    const params = this.app.genesis.params;
-    return {
-      number: 0,
-      hash: ZERO_HASH,
-      parentHash: ZERO_HASH,
-      timestamp: BigInt(Math.floor(Date.parse(this.app.genesis.genesis_time) / 1000)),
-      miner: new Uint8Array(20),
-      stateRoot: first?.header.appHash ?? this.app.appHash(),
-      transactionsRoot: EMPTY_ROOT,
-      receiptsRoot: EMPTY_ROOT,
-      logsBloom: EMPTY_BLOOM,
-      gasLimit: BigInt(params.block_gas_limit),
-      gasUsed: 0n,
-      baseFeePerGas: BigInt(params.initial_base_fee),
-      extraData: new Uint8Array(),
-      size: 600n,
-      transactions: [],
-    };
-  }
-
-  blockByNumber(height: number): EthBlock | null {
-    if (height === 0) return this.#genesisBlock();
-    return this.#block(this.store.blockByHeight(height));
-  }
-
-  blockByHash(hash: Uint8Array): EthBlock | null {
-    if (Buffer.from(hash).equals(ZERO_HASH)) return this.#genesisBlock();
-    return this.#block(this.store.blockByHash(hash));
-  }
-
-  /** Counts the stored raw txs: no decoding, no sender recovery. Block 0 (genesis) has none. */
-  blockTransactionCount(height: number): number | null {
-    if (height === 0) return 0;
-    return this.store.blockByHeight(height)?.txs.length ?? null;
-  }
-
-  /** As blockTransactionCount, by hash (the zero hash names block 0). */
-  blockTransactionCountByHash(hash: Uint8Array): number | null {
-    if (Buffer.from(hash).equals(ZERO_HASH)) return 0;
-    return this.store.blockByHash(hash)?.txs.length ?? null;
+  /** Counts the stored raw txs: no decoding, no sender recovery. */
+  blockTransactionCount(id: BlockId): number | null {
+    return this.#stored(id)?.txs.length ?? null;
   }
 
   transactionByHash(hash: Uint8Array): LocatedTransaction | null {
-    const located = this.store.txByHash(hash);
+    const blocks = this.chain.blocks;
+    const located = blocks.txByHash(hash);
     if (located) {
-      const block = this.store.blockByHeight(located.height);
+      const block = blocks.byHeight(located.height);
       const d = this.#decode(located.rawTx);
       return {
         tx: ethTransaction(d.tx, d.hash, d.from),
@@ -234,7 +195,7 @@ export class NodeEthBackend implements EthBackend {
   }
 
   receiptByHash(hash: Uint8Array): EthReceipt | null {
-    const r: StoredReceipt | undefined = this.store.receipt(hash);
+    const r: StoredReceipt | undefined = this.chain.blocks.receipt(hash);
     if (!r) return null;
     return {
       transactionHash: r.txHash,
@@ -255,53 +216,38 @@ export class NodeEthBackend implements EthBackend {
   }
 
   getLogs(query: LogQuery): EthLog[] {
-    return this.store
+    return this.chain.blocks
       .logs({ fromBlock: query.fromBlock, toBlock: query.toBlock, addresses: query.addresses, topics: query.topics })
       .map(ethLog);
   }
 
-  #state<T>(read: () => T): T {
-    try {
-      return read();
-    } catch (error) {
-      if (error instanceof HeightPrunedError) throw new StatePrunedError(error.requested, error.earliest);
-      throw error;
-    }
+  getBalance(address: Uint8Array, at: BlockId): bigint {
+    return this.chain.state.balance(address, this.chain.heightOf(at));
   }
 
-  /** Height 0 reads the genesis state, which is committed with block 1. */
-  #stateHeight(height: number): number | 'latest' {
-    if (height === 0) return this.app.height() === 0 ? 'latest' : this.app.genesis.initial_height;
-    return height;
-  }
-
-  getBalance(address: Uint8Array, height: number): bigint {
-    return this.#state(() => this.app.getBalance(address, this.#stateHeight(height)));
-  }
-
-  getNonce(address: Uint8Array, height: number): bigint {
-    return this.#state(() => this.app.getNonce(address, this.#stateHeight(height)));
+  getNonce(address: Uint8Array, at: BlockId): bigint {
+    return this.chain.state.nonce(address, this.chain.heightOf(at));
   }
 
   getPendingNonce(address: Uint8Array): bigint {
     const sender = `0x${Buffer.from(address).toString('hex')}`;
-    const committed = this.app.getNonce(address, 'latest');
+    const committed = this.chain.state.nonce(address, 'latest');
     const pending = this.mempool.pendingNonce(sender);
     return pending > committed ? pending : committed;
   }
 
-  getCode(address: Uint8Array, height: number): Uint8Array {
-    return this.#state(() => this.app.getCode(address, this.#stateHeight(height)));
+  getCode(address: Uint8Array, at: BlockId): Uint8Array {
+    return this.chain.state.code(address, this.chain.heightOf(at));
   }
 
-  getStorageAt(address: Uint8Array, slot: Uint8Array, height: number): Uint8Array {
-    return this.#state(() => this.app.getStorageAt(address, slot, this.#stateHeight(height)));
+  getStorageAt(address: Uint8Array, slot: Uint8Array, at: BlockId): Uint8Array {
+    return this.chain.state.storage(address, slot, this.chain.heightOf(at));
   }
 
   /** The header fields of block `height` an eth_call there runs with (undefined for genesis). */
   #callBlock(height: number): CallBlock | undefined {
     if (this.#callBlocks.has(height)) return this.#callBlocks.get(height);
-    const header = this.store.blockByHeight(height)?.header;
+    const header = height === 0 ? undefined : this.chain.blocks.byHeight(height)?.header;
     const block = header === undefined ? undefined : { timeMs: header.timeMs, proposer: header.proposer };
     if (block !== undefined) {
       if (this.#callBlocks.size >= 64) this.#callBlocks.delete(this.#callBlocks.keys().next().value!);
@@ -310,10 +256,11 @@ export class NodeEthBackend implements EthBackend {
     return block;
   }
 
-
-  async call(request: CallRequest, height: number, overrides: StateOverrides | undefined): Promise<CallOutcome> {
+  async call(request: CallRequest, at: BlockId, overrides: StateOverrides | undefined): Promise<CallOutcome> {
+    const height = this.chain.heightOf(at);
+    const state = this.chain.state.at(height);
     try {
-      const result = await this.#state(() => this.app.call(appCallRequest(request), this.#stateHeight(height), appStateOverrides(overrides), this.#callBlock(height)));
+      const result = await this.app.call(appCallRequest(request), state, appStateOverrides(overrides), this.#callBlock(height));
       return { status: 'success', returnData: result.returnData, gasUsed: result.gasUsed };
     } catch (error) {
       if (error instanceof CallRevertedError) return { status: 'reverted', returnData: error.data, gasUsed: 0n };
@@ -322,9 +269,10 @@ export class NodeEthBackend implements EthBackend {
     }
   }
 
-  async estimateGas(request: CallRequest, height: number, overrides: StateOverrides | undefined): Promise<EstimateOutcome> {
+  async estimateGas(request: CallRequest, at: BlockId, overrides: StateOverrides | undefined): Promise<EstimateOutcome> {
+    const state = this.chain.stateAt(at);
     try {
-      const gas = await this.#state(() => this.app.estimateGas(appCallRequest(request), this.#stateHeight(height), appStateOverrides(overrides)));
+      const gas = await this.app.estimateGas(appCallRequest(request), state, appStateOverrides(overrides));
       return { status: 'success', gas };
     } catch (error) {
       if (error instanceof CallRevertedError) return { status: 'reverted', returnData: error.data };
@@ -358,12 +306,12 @@ export class NodeEthBackend implements EthBackend {
   }
 
   feeData(height: number): BlockFeeData | null {
-    const block = this.store.blockByHeight(height);
+    const block = this.chain.blocks.byHeight(height);
     if (!block) return null;
     const baseFee = block.header.baseFee;
     const transactions = block.txs.map((raw) => {
       const d = this.#decode(raw);
-      const receipt = this.store.receipt(d.hash);
+      const receipt = this.chain.blocks.receipt(d.hash);
       const t = d.tx as TypedTransaction & { maxPriorityFeePerGas?: bigint; maxFeePerGas?: bigint; gasPrice?: bigint };
       const cap = t.maxFeePerGas ?? t.gasPrice ?? baseFee;
       const tip = t.maxPriorityFeePerGas ?? cap - baseFee;
@@ -385,9 +333,9 @@ export class NodeEthBackend implements EthBackend {
   /** Tells subscribers about a stored block. */
   publishBlock(height: number): void {
     if (this.#listeners.size === 0) return;
-    const block = this.store.blockByHeight(height);
+    const block = this.chain.blocks.byHeight(height);
     if (!block) return;
-    const event: NewBlockEvent = { header: this.#header(block), logs: this.store.logsOfBlock(height).map(ethLog) };
+    const event: NewBlockEvent = { header: this.#header(block), logs: this.chain.blocks.logsOfBlock(height).map(ethLog) };
     for (const listener of this.#listeners) listener(event);
   }
 }

@@ -24,6 +24,7 @@ import { NodeDebugBackend, traceLimitsOf } from './debug-backend.js';
 import { NodeEthBackend } from './eth-backend.js';
 import { homePaths, type HomePaths } from './home.js';
 import { BlockProducer } from './producer.js';
+import { ChainProvider } from '../provider/index.js';
 
 /** Ports the node listens on (0 in tests picks free ones). */
 export interface BoundPorts {
@@ -109,6 +110,7 @@ export class StrataNode {
         );
       }
       await replayStoredBlocks(app, store, logger);
+      const chain = new ChainProvider(app, store);
       const mp = config.node.mempool;
       const mempool = new Mempool({
         size: mp.size,
@@ -138,12 +140,12 @@ export class StrataNode {
             },
           };
         },
-        accountNonce: (sender) => app.getAccount(Buffer.from(sender.slice(2), 'hex'), 'latest').nonce,
+        accountNonce: (sender) => chain.state.nonce(Buffer.from(sender.slice(2), 'hex'), 'latest'),
       });
 
-      const eth = new NodeEthBackend(app, store, mempool);
+      const eth = new NodeEthBackend(app, chain, mempool);
       const rpc = createEthMethods(eth, { maxLogBlockRange: config.app.evm.maxLogBlockRange, version: VERSION, logger });
-      const methods = { ...rpc.methods, ...createDebugMethods(new NodeDebugBackend(app, store, traceLimitsOf(config.app.evm))) };
+      const methods = { ...rpc.methods, ...createDebugMethods(new NodeDebugBackend(app, store, chain, traceLimitsOf(config.app.evm))) };
       const dispatcher = new Dispatcher(methods, {
         maxBatchSize: config.app.evm.maxBatchSize,
         maxInFlight: config.app.evm.maxConcurrentRequests,

@@ -7,10 +7,12 @@
 import t from 'tap';
 import { RLP } from '@ethereumjs/rlp';
 
-import { App, BlockOrderError, GenesisError, HeightNotCommittedError, HeightPrunedError, parseGenesis, parseGenesisJson } from '../../src/app/index.js';
+import { App, BlockOrderError, GenesisError, parseGenesis, parseGenesisJson } from '../../src/app/index.js';
+import { HeightUnavailableError } from '../../src/provider/index.js';
 import { CompositeStateStore, DEFAULT_STATE_STORE_CONFIG } from '../../src/store/index.js';
 import { memoryLogger } from '../../src/log/logger.js';
 import { ETHER, GWEI, header, hex, openApp, signTx, tempDir, testGenesis, testKey, transfer } from '../fixtures/chain.js';
+import { stateOf } from '../helpers/state.js';
 
 const alice = testKey(0);
 const bob = testKey(1);
@@ -36,14 +38,14 @@ t.test('balances and nonces at old heights come from the SS; out-of-range height
   await runChain(app, 1, 5);
   t.equal(app.height(), 5);
   for (let h = 1; h <= 5; h++) {
-    t.equal(app.getAccount(carol.address, h).balance, (BigInt(h * (h + 1)) / 2n) * ETHER, `carol's balance at height ${h}`);
-    t.equal(app.getAccount(alice.address, h).nonce, BigInt(h), `alice's nonce at height ${h}`);
+    t.equal(stateOf(app).account(carol.address, h).balance, (BigInt(h * (h + 1)) / 2n) * ETHER, `carol's balance at height ${h}`);
+    t.equal(stateOf(app).account(alice.address, h).nonce, BigInt(h), `alice's nonce at height ${h}`);
   }
-  t.equal(app.getAccount(bob.address, 1).nonce, 0n);
-  t.equal(app.getAccount(bob.address, 'latest').nonce, 4n);
+  t.equal(stateOf(app).account(bob.address, 1).nonce, 0n);
+  t.equal(stateOf(app).account(bob.address, 'latest').nonce, 4n);
   t.equal(app.earliestHeight(), 1);
-  t.throws(() => app.getAccount(carol.address, 6), HeightNotCommittedError);
-  t.throws(() => app.getAccount(carol.address, 0), new HeightPrunedError(0, 1));
+  t.throws(() => stateOf(app).account(carol.address, 6), new HeightUnavailableError(6, 'future', 5));
+  t.equal(stateOf(app).at(0).height, 1, 'height 0 is the genesis state, which block 1 commits');
   await app.close();
 
   // Prune the SS below height 4, as the pruning manager does, then read again.
@@ -53,11 +55,11 @@ t.test('balances and nonces at old heights come from the SS; out-of-range height
   const reopened = await openApp(dir, testGenesis([alice, bob]));
   t.teardown(() => reopened.close());
   t.equal(reopened.earliestHeight(), 4);
-  t.equal(reopened.getAccount(carol.address, 4).balance, 10n * ETHER);
-  const error = t.throws(() => reopened.getAccount(carol.address, 2)) as Error;
-  t.type(error, HeightPrunedError);
-  t.match(error.message, /height 2 .* earliest height kept is 4/);
-  t.same([(error as HeightPrunedError).requested, (error as HeightPrunedError).earliest], [2, 4]);
+  t.equal(stateOf(reopened).account(carol.address, 4).balance, 10n * ETHER);
+  const error = t.throws(() => stateOf(reopened).account(carol.address, 2)) as Error;
+  t.type(error, HeightUnavailableError);
+  t.match(error.message, /state at block 2 is not available: the earliest retained block is 4/);
+  t.same([(error as HeightUnavailableError).requested, (error as HeightUnavailableError).reason, (error as HeightUnavailableError).bound], [2, 'pruned', 4]);
 });
 
 t.test('the app hash is the same on two independent stores and with the EVM SS split on or off', async (t) => {
@@ -75,8 +77,8 @@ t.test('the app hash is the same on two independent stores and with the EVM SS s
   t.equal(new Set(chains[0]).size, 4, 'every block changes the app hash');
   t.same(chains[1], chains[0], 'independent store, same hashes');
   t.same(chains[2], chains[0], 'split SS, same hashes');
-  t.equal(apps[2]!.getAccount(alice.address, 2).nonce, 2n, 'historical evm reads work from the EVM SS');
-  t.equal(apps[2]!.getAccount(carol.address, 2).balance, 3n * ETHER, 'historical bank reads work from the Cosmos SS');
+  t.equal(stateOf(apps[2]!).account(alice.address, 2).nonce, 2n, 'historical evm reads work from the EVM SS');
+  t.equal(stateOf(apps[2]!).account(carol.address, 2).balance, 3n * ETHER, 'historical bank reads work from the Cosmos SS');
 
   const other = await openApp(tempDir(t), testGenesis([alice, bob], 999n * ETHER));
   t.teardown(() => other.close());
@@ -112,7 +114,7 @@ t.test('a restart before block 1 stages genesis again; executing before initChai
   const first = await openApp(dir, genesis);
   const g = await first.initChain();
   t.equal(hex(first.appHash()), hex(g));
-  t.equal(first.getAccount(alice.address, 'latest').balance, 1000n * ETHER, 'staged genesis is readable at latest');
+  t.equal(stateOf(first).account(alice.address, 'latest').balance, 1000n * ETHER, 'staged genesis is readable at latest');
   await first.close();
   const second = await openApp(dir, genesis);
   t.teardown(() => second.close());
@@ -121,8 +123,8 @@ t.test('a restart before block 1 stages genesis again; executing before initChai
   t.equal(hex(await second.initChain()), hex(g));
   const block = await second.executeBlock(header(1), [transfer(alice, bob.address, 5n, 0)]);
   t.equal(block.version, 1);
-  t.equal(second.getAccount(alice.address, 1).nonce, 1n);
-  t.equal(second.getAccount(bob.address, 1).balance, 5n);
+  t.equal(stateOf(second).account(alice.address, 1).nonce, 1n);
+  t.equal(stateOf(second).account(bob.address, 1).balance, 5n);
 });
 
 t.test('initial_height above 1 numbers the first block', async (t) => {
@@ -134,7 +136,7 @@ t.test('initial_height above 1 numbers the first block', async (t) => {
   t.equal(block.version, 100);
   t.equal(app.height(), 100);
   t.equal(app.earliestHeight(), 100);
-  t.equal(app.getAccount(bob.address, 100).balance, 1n);
+  t.equal(stateOf(app).account(bob.address, 100).balance, 1n);
 });
 
 t.test('genesis parsing fills defaults and names the bad field', async (t) => {

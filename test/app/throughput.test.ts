@@ -6,6 +6,7 @@
 import t from 'tap';
 
 import { ETHER, header, openApp, tempDir, testGenesis, testKey, transfer } from '../fixtures/chain.js';
+import { stateOf } from '../helpers/state.js';
 
 const SENDERS = 100;
 const PER_SENDER = 50;
@@ -35,7 +36,7 @@ t.test('a block of 5,000 transfers executes and commits; transfers per second is
   t.comment(`executeBlock: ${txs.length} transfers in ${seconds.toFixed(3)} s = ${rate} transfers/s (incl. SC commit and SS apply)`);
   t.equal(result.txs.filter((x) => x.kind === 'executed').length, 5000, 'every transfer executed');
   t.equal(result.gasUsed, 5000n * 21_000n);
-  t.equal(app.getAccount(recipients[0]!.address, 'latest').balance, 2n * BigInt(PER_SENDER));
-  t.equal(app.getAccount(senders[0]!.address, 'latest').nonce, 2n * BigInt(PER_SENDER));
-  t.ok(app.getAccount(senders[0]!.address, 'latest').balance < 1000n * ETHER);
+  t.equal(stateOf(app).account(recipients[0]!.address, 'latest').balance, 2n * BigInt(PER_SENDER));
+  t.equal(stateOf(app).account(senders[0]!.address, 'latest').nonce, 2n * BigInt(PER_SENDER));
+  t.ok(stateOf(app).account(senders[0]!.address, 'latest').balance < 1000n * ETHER);
 });

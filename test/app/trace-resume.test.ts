@@ -8,6 +8,7 @@ import { encodeDeployData, encodeFunctionData } from 'viem';
 
 import { createTracer, type JsonValue } from '../../src/trace/index.js';
 import { TOKEN, bytes, header, openApp, signTx, tempDir, testGenesis, testKey, transfer } from '../fixtures/chain.js';
+import { stateOf } from '../helpers/state.js';
 
 const alice = testKey(0);
 const bob = testKey(1);
@@ -27,14 +28,15 @@ t.test('per-transaction traces resume a paused replay and match a whole-block tr
   const txs = [send(1, 10n), transfer(bob, carol.address, 5n, 0), send(2, 20n), send(3, 30n), transfer(bob, alice.address, 7n, 1)];
   await app.executeBlock(header(3), txs);
   const context = () => app.ownExecutionContext(header(3), new Uint8Array(32).fill(3));
+  const parent = () => stateOf(app).at(2, { pinned: true }).view;
 
   async function traceOne(index: number, tracer: string): Promise<JsonValue> {
     const one = createTracer(tracer);
-    const [traced] = await app.traceBlock(context(), txs, (i) => (i === index ? one : undefined), index, index);
+    const [traced] = await app.traceBlock(context(), txs, (i) => (i === index ? one : undefined), parent, index, index);
     return traced!.result;
   }
   for (const tracer of ['prestateTracer', 'callTracer']) {
-    const whole = (await app.traceBlock(context(), txs, () => createTracer(tracer))).map((x) => x.result);
+    const whole = (await app.traceBlock(context(), txs, () => createTracer(tracer), parent)).map((x) => x.result);
     t.equal(whole.length, 5);
     const inOrder: JsonValue[] = [];
     for (let i = 0; i < txs.length; i++) inOrder.push(await traceOne(i, tracer));
@@ -52,7 +54,7 @@ t.test('per-transaction traces resume a paused replay and match a whole-block tr
   const replaced = [transfer(bob, carol.address, 99n, 0), transfer(bob, carol.address, 1n, 1), send(1, 1n)];
   await app.executeBlock(header(3), replaced);
   const one = createTracer('callTracer');
-  const [traced] = await app.traceBlock(context(), replaced, (i) => (i === 2 ? one : undefined), 2, 2);
+  const [traced] = await app.traceBlock(context(), replaced, (i) => (i === 2 ? one : undefined), parent, 2, 2);
   // Resumed from the old block's replay, alice's nonce would already be 2 and this would throw.
   t.match(traced!.result, { to: `0x${Buffer.from(token).toString('hex')}`, type: 'CALL' }, 'the replaced block is replayed from its own start');
 });

@@ -6,6 +6,7 @@ import t from 'tap';
 
 import { keccak256 } from '../../src/evm/crypto.js';
 import { bytes, header, hex, openApp, signTx, tempDir, testGenesis, testKey } from '../fixtures/chain.js';
+import { stateOf } from '../helpers/state.js';
 
 /** Runtime: stores BLOCKHASH(NUMBER − 1) in slot 0. Init code copies and returns it. */
 const RUNTIME = '43600190034060005500';
@@ -26,10 +27,10 @@ t.test('BLOCKHASH reads the attached block hashes', async (t) => {
   if (deployed.kind !== 'executed' || !deployed.receipt.contractAddress) throw new Error('deploy failed');
   const contract = deployed.receipt.contractAddress;
   await app.executeBlock(header(3), [signTx(alice, { nonce: 1, to: contract, gasLimit: 100_000n })]);
-  t.equal(hex(app.getStorageAt(contract, new Uint8Array(32), 3)), hex(hashOf(2)), 'block 3 stored the hash of block 2');
+  t.equal(hex(stateOf(app).storage(contract, new Uint8Array(32), 3)), hex(hashOf(2)), 'block 3 stored the hash of block 2');
 
   const probe = testKey(5).address;
-  const out = await app.call({ to: probe }, 3, [{ address: probe, override: { code: RETURNS_HASHES } }]);
+  const out = await app.call({ to: probe }, stateOf(app).at(3), [{ address: probe, override: { code: RETURNS_HASHES } }]);
   t.equal(hex(out.returnData.subarray(0, 32)), hex(hashOf(2)), 'a call at height 3 sees the hash of block 2');
   t.equal(hex(out.returnData.subarray(32, 64)), hex(new Uint8Array(32)), 'genesis hashes to zero');
 });

@@ -14,6 +14,7 @@ import { keccak256 } from '../../src/evm/crypto.js';
 import { jumpAnalysisCached } from '../../src/evm/jump-analysis-cache.js';
 import { encodeUint } from '../../src/evm/keys.js';
 import { TOKEN, bytes, header, openApp, signTx, tempDir, testGenesis, testKey } from '../fixtures/chain.js';
+import { stateOf } from '../helpers/state.js';
 
 const alice = testKey(0);
 const bob = testKey(1);
@@ -24,7 +25,7 @@ function data(functionName: string, args: unknown[]): Uint8Array {
 }
 
 async function balanceOf(app: App, token: Uint8Array, owner: `0x${string}`, height: number, overrides: Parameters<App['call']>[2] = [], block: CallBlock | undefined = BLOCK): Promise<bigint> {
-  const { returnData } = await app.call({ to: token, data: data('balanceOf', [owner]) }, height, overrides, block);
+  const { returnData } = await app.call({ to: token, data: data('balanceOf', [owner]) }, stateOf(app).at(height), overrides, block);
   return BigInt(`0x${Buffer.from(returnData).toString('hex')}`);
 }
 
@@ -62,7 +63,7 @@ t.test('pooled VMs answer each call from its own height and overrides', async (t
 
   // A cached revert is rethrown as the same typed error.
   const overdraw = { from: bob.address, to: token, data: data('transfer', [alice.hex, 1_000n]) };
-  for (let i = 0; i < 2; i++) await t.rejects(app.call(overdraw, 3, [], BLOCK), CallRevertedError);
+  for (let i = 0; i < 2; i++) await t.rejects(app.call(overdraw, stateOf(app).at(3), [], BLOCK), CallRevertedError);
 
   // After a rollback height 3 is re-executed differently: the cached answer must not survive.
   await app.rollback(2);

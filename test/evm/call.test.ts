@@ -12,6 +12,7 @@ import { revertReason as decodeRevertReason } from '../../src/evm/revert-reason.
 import { keccak256 } from '../../src/evm/crypto.js';
 import { encodeUint } from '../../src/evm/keys.js';
 import { ETHER, GWEI, TOKEN, bytes, header, hex, openApp, signTx, tempDir, testGenesis, testKey } from '../fixtures/chain.js';
+import { stateOf } from '../helpers/state.js';
 
 const alice = testKey(0);
 const bob = testKey(1);
@@ -21,7 +22,7 @@ function data(functionName: string, args: unknown[]): Uint8Array {
 }
 
 async function balanceOf(app: App, token: Uint8Array, owner: `0x${string}`, height: number | 'latest', overrides = [] as Parameters<App['call']>[2]): Promise<bigint> {
-  const { returnData } = await app.call({ to: token, data: data('balanceOf', [owner]) }, height, overrides);
+  const { returnData } = await app.call({ to: token, data: data('balanceOf', [owner]) }, stateOf(app).at(height), overrides);
   return decodeFunctionResult({ abi: TOKEN.abi, functionName: 'balanceOf', data: hex(returnData) }) as bigint;
 }
 
@@ -44,7 +45,7 @@ t.test('eth_call reads contract state at the latest and at older heights', async
   t.equal(await balanceOf(app, token, bob.hex, 'latest'), 100n);
   t.equal(await balanceOf(app, token, bob.hex, 1), 0n, 'before the transfer block');
   t.equal(await balanceOf(app, token, alice.hex, 2), 900n);
-  const { gasUsed } = await app.call({ from: alice.address, to: token, data: data('transfer', [bob.hex, 1n]) }, 'latest');
+  const { gasUsed } = await app.call({ from: alice.address, to: token, data: data('transfer', [bob.hex, 1n]) }, stateOf(app).at('latest'));
   t.ok(gasUsed > 21_000n, 'gasUsed includes intrinsic gas');
   t.equal(await balanceOf(app, token, bob.hex, 'latest'), 100n, 'a call writes nothing');
 });
@@ -61,20 +62,20 @@ t.test('eth_call applies state overrides: balance, nonce, code, state and stateD
   // Code override: a contract that returns BALANCE(caller) ‖ NONCE is not expressible, so check balance via SELFBALANCE.
   const selfBalance = bytes('0x4760005260206000f3'); // SELFBALANCE PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN
   const target = testKey(8).address;
-  const out = await app.call({ to: target }, 'latest', [{ address: target, override: { code: selfBalance, balance: 12345n } }]);
+  const out = await app.call({ to: target }, stateOf(app).at('latest'), [{ address: target, override: { code: selfBalance, balance: 12345n } }]);
   t.equal(BigInt(hex(out.returnData)), 12345n, 'code and balance overrides');
 
   // Nonce override shows in the address of a contract the call creates (initcode returns ADDRESS).
   const creator = testKey(9);
   const returnsOwnAddress = bytes('0x3060005260206000f3');
-  const created = await app.call({ from: creator.address, data: returnsOwnAddress }, 'latest', [{ address: creator.address, override: { nonce: 5n } }]);
+  const created = await app.call({ from: creator.address, data: returnsOwnAddress }, stateOf(app).at('latest'), [{ address: creator.address, override: { nonce: 5n } }]);
   const expected = keccak256(Buffer.concat([Buffer.of(0xd6, 0x94), creator.address, Buffer.of(5)])).subarray(12);
   t.equal(hex(created.returnData.subarray(12)), hex(expected), 'the created address uses the overridden nonce');
 });
 
 t.test('a reverting call reports geth\'s code 3, the revert data and the decoded reason', async (t) => {
   const { app, token } = await tokenChain(t);
-  const error = await app.call({ from: bob.address, to: token, data: data('transfer', [alice.hex, 101n]) }, 'latest').then(
+  const error = await app.call({ from: bob.address, to: token, data: data('transfer', [alice.hex, 101n]) }, stateOf(app).at('latest')).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -87,26 +88,26 @@ t.test('a reverting call reports geth\'s code 3, the revert data and the decoded
   t.equal(decodeRevertReason(reverted.data), 'Token: insufficient balance');
   t.equal(decodeRevertReason(bytes('0x4e487b710000000000000000000000000000000000000000000000000000000000000011')), 'arithmetic underflow or overflow');
   t.equal(decodeRevertReason(bytes('0xdeadbeef')), undefined, 'custom errors have no reason');
-  await t.rejects(app.call({ from: bob.address, to: token, data: data('transfer', [alice.hex, 1n]), gas: 30_000n }, 'latest'), new CallFailedError('out of gas'));
-  await t.rejects(app.call({ from: bob.address, to: token, data: data('transfer', [alice.hex, 1n]), gas: 1000n }, 'latest'), /intrinsic gas too low: have 1000, want 2\d{4}/);
-  await t.rejects(app.call({ from: testKey(5).address, to: bob.address, value: 1n }, 'latest'), /insufficient funds for gas \* price \+ value/);
-  await t.rejects(app.call({ from: bob.address, to: token, data: data('transfer', [alice.hex, 1n]), maxFeePerGas: GWEI / 2n }, 'latest'), /max fee per gas less than block base fee/);
+  await t.rejects(app.call({ from: bob.address, to: token, data: data('transfer', [alice.hex, 1n]), gas: 30_000n }, stateOf(app).at('latest')), new CallFailedError('out of gas'));
+  await t.rejects(app.call({ from: bob.address, to: token, data: data('transfer', [alice.hex, 1n]), gas: 1000n }, stateOf(app).at('latest')), /intrinsic gas too low: have 1000, want 2\d{4}/);
+  await t.rejects(app.call({ from: testKey(5).address, to: bob.address, value: 1n }, stateOf(app).at('latest')), /insufficient funds for gas \* price \+ value/);
+  await t.rejects(app.call({ from: bob.address, to: token, data: data('transfer', [alice.hex, 1n]), maxFeePerGas: GWEI / 2n }, stateOf(app).at('latest')), /max fee per gas less than block base fee/);
 });
 
 t.test('estimateGas finds enough gas like geth and reports reverts', async (t) => {
   const { app, token } = await tokenChain(t);
-  t.equal(await app.estimateGas({ from: alice.address, to: bob.address, value: ETHER }, 'latest'), 21_000n, 'a plain transfer needs 21000');
+  t.equal(await app.estimateGas({ from: alice.address, to: bob.address, value: ETHER }, stateOf(app).at('latest')), 21_000n, 'a plain transfer needs 21000');
   const request = { from: bob.address, to: token, data: data('transfer', [alice.hex, 10n]) };
-  const estimate = await app.estimateGas(request, 'latest');
-  const { gasUsed } = await app.call(request, 'latest');
+  const estimate = await app.estimateGas(request, stateOf(app).at('latest'));
+  const { gasUsed } = await app.call(request, stateOf(app).at('latest'));
   t.ok(estimate >= gasUsed, `estimate ${estimate} covers the gas used ${gasUsed}`);
   t.ok(estimate <= (gasUsed * 103n) / 100n, `estimate ${estimate} is within 3% of ${gasUsed}`);
-  await t.resolves(app.call({ ...request, gas: estimate }, 'latest'), 'the estimate is enough');
+  await t.resolves(app.call({ ...request, gas: estimate }, stateOf(app).at('latest')), 'the estimate is enough');
   const block = await app.executeBlock(header(3), [signTx(bob, { nonce: 0, to: token, gasLimit: estimate, data: request.data })]);
   t.equal(block.txs[0]?.kind === 'executed' && block.txs[0].receipt.status, 1, 'a tx with the estimated gas succeeds');
-  await t.rejects(app.estimateGas({ from: bob.address, to: token, data: data('transfer', [alice.hex, 10_000n]) }, 'latest'), new CallRevertedError(new Uint8Array(), 'Token: insufficient balance'));
-  await t.rejects(app.estimateGas({ ...request, gas: 25_000n }, 'latest'), /gas required exceeds allowance \(25000\)/);
+  await t.rejects(app.estimateGas({ from: bob.address, to: token, data: data('transfer', [alice.hex, 10_000n]) }, stateOf(app).at('latest')), new CallRevertedError(new Uint8Array(), 'Token: insufficient balance'));
+  await t.rejects(app.estimateGas({ ...request, gas: 25_000n }, stateOf(app).at('latest')), /gas required exceeds allowance \(25000\)/);
   const poor = testKey(6);
-  const limited = await app.estimateGas({ from: poor.address, to: bob.address, value: 1n, maxFeePerGas: 2n * GWEI }, 'latest', [{ address: poor.address, override: { balance: 21_000n * 2n * GWEI + 1n } }]);
+  const limited = await app.estimateGas({ from: poor.address, to: bob.address, value: 1n, maxFeePerGas: 2n * GWEI }, stateOf(app).at('latest'), [{ address: poor.address, override: { balance: 21_000n * 2n * GWEI + 1n } }]);
   t.equal(limited, 21_000n, 'estimates with a fee cap stay within the balance allowance');
 });

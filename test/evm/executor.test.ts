@@ -11,6 +11,7 @@ import type { ExecutedTx, SkippedTx } from '../../src/evm/executor.js';
 import { keccak256 } from '../../src/evm/crypto.js';
 import { decodeUint } from '../../src/evm/keys.js';
 import { BASE_FEE, CHAIN_ID, ETHER, GWEI, TOKEN, bytes, header, hex, openApp, signTx, tempDir, testGenesis, testKey, transfer } from '../fixtures/chain.js';
+import { stateOf } from '../helpers/state.js';
 
 const alice = testKey(0);
 const bob = testKey(1);
@@ -35,11 +36,11 @@ t.test('transfers move value, bump nonces, pay the proposer the tip and produce 
   t.equal(result.version, 1);
   t.same(result.txs.map((x) => x.kind), ['executed', 'executed', 'executed']);
   const fee = 21_000n * 2n * GWEI;
-  t.equal(app.getAccount(carol.address, 'latest').balance, 5n * ETHER);
-  t.equal(app.getAccount(alice.address, 'latest').balance, 1000n * ETHER - 5n * ETHER - 2n * fee + ETHER);
-  t.equal(app.getAccount(alice.address, 'latest').nonce, 2n);
-  t.equal(app.getAccount(bob.address, 'latest').nonce, 1n);
-  t.equal(app.getAccount(proposer, 'latest').balance, 3n * 21_000n * GWEI, 'the proposer earns the priority fee; the base fee is burnt');
+  t.equal(stateOf(app).account(carol.address, 'latest').balance, 5n * ETHER);
+  t.equal(stateOf(app).account(alice.address, 'latest').balance, 1000n * ETHER - 5n * ETHER - 2n * fee + ETHER);
+  t.equal(stateOf(app).account(alice.address, 'latest').nonce, 2n);
+  t.equal(stateOf(app).account(bob.address, 'latest').nonce, 1n);
+  t.equal(stateOf(app).account(proposer, 'latest').balance, 3n * 21_000n * GWEI, 'the proposer earns the priority fee; the base fee is burnt');
   const receipts = result.txs.map((x) => executed(x).receipt);
   t.same(receipts.map((r) => r.cumulativeGasUsed), [21_000n, 42_000n, 63_000n]);
   t.same(receipts.map((r) => [r.status, r.gasUsed, r.effectiveGasPrice, r.type]), Array(3).fill([1, 21_000n, 2n * GWEI, 2]));
@@ -61,8 +62,8 @@ t.test('an ERC-20 deploys, transfers with logs, and a failing transfer reverts i
   const token = deployed.receipt.contractAddress!;
   t.ok(token, 'the receipt names the contract');
   t.equal(hex(token), hex(keccak256(RLP.encode([alice.address, new Uint8Array()])).subarray(12)), 'address = keccak(rlp(sender, nonce 0))[12:]');
-  t.ok(app.getCode(token, 'latest').length > 0, 'code is stored');
-  t.same(app.getAccount(token, 'latest').codeHash, keccak256(app.getCode(token, 'latest')));
+  t.ok(stateOf(app).code(token, 'latest').length > 0, 'code is stored');
+  t.same(stateOf(app).account(token, 'latest').codeHash, keccak256(stateOf(app).code(token, 'latest')));
   t.equal(deployed.receipt.logs.length, 1, 'the mint emits Transfer');
 
   const send = (nonce: number, to: Uint8Array, amount: bigint) =>
@@ -81,12 +82,12 @@ t.test('an ERC-20 deploys, transfers with logs, and a failing transfer reverts i
   t.equal(failed!.vmError, 'revert');
   t.equal(failed!.receipt.logs.length, 0);
   t.ok(failed!.receipt.gasUsed > 21_000n && failed!.receipt.gasUsed < 100_000n, 'a revert charges the gas used, not the limit');
-  t.equal(app.getAccount(alice.address, 'latest').nonce, 3n, 'a reverted tx still uses its nonce');
+  t.equal(stateOf(app).account(alice.address, 'latest').nonce, 3n, 'a reverted tx still uses its nonce');
   t.not(hex(block2.logsBloom), hex(new Uint8Array(256)), 'the block bloom carries the log');
 
   const balanceSlot = (owner: Uint8Array) => keccak256(Buffer.concat([Buffer.alloc(12), owner, Buffer.alloc(31), Buffer.of(3)]));
-  t.equal(decodeUint(app.getStorageAt(token, balanceSlot(bob.address), 'latest')), 250n, 'balanceOf[bob] is in storage slot keccak(bob, 3)');
-  const result = await app.call({ to: token, data: bytes(encodeFunctionData({ abi: TOKEN.abi, functionName: 'balanceOf', args: [alice.hex] })) }, 'latest');
+  t.equal(decodeUint(stateOf(app).storage(token, balanceSlot(bob.address), 'latest')), 250n, 'balanceOf[bob] is in storage slot keccak(bob, 3)');
+  const result = await app.call({ to: token, data: bytes(encodeFunctionData({ abi: TOKEN.abi, functionName: 'balanceOf', args: [alice.hex] })) }, stateOf(app).at('latest'));
   t.equal(decodeFunctionResult({ abi: TOKEN.abi, functionName: 'balanceOf', data: hex(result.returnData) }), 1_000_000n - 250n);
 });
 
@@ -137,7 +138,7 @@ t.test('invalid transactions are skipped with typed reasons and never fail the b
   t.match(reasons[5], 'insufficient funds for gas * price + value');
   t.match(reasons[7], `max fee per gas less than block base fee`);
   t.match(reasons[8], 'intrinsic gas too low: have 20000, want 21000');
-  t.equal(app.getAccount(carol.address, 'latest').balance, 8n, 'only the two valid transfers moved value');
+  t.equal(stateOf(app).account(carol.address, 'latest').balance, 8n, 'only the two valid transfers moved value');
   t.equal(executed(result.txs[11]).index, 1, 'receipt indexes count only executed txs');
   t.equal(result.gasUsed, 42_000n);
 });

@@ -10,6 +10,7 @@ import { KZG } from 'micro-eth-signer/kzg.js';
 
 import { CallFailedError } from '../../src/evm/call.js';
 import { bytes, header, openApp, tempDir, testGenesis, testKey, transfer } from '../fixtures/chain.js';
+import { stateOf } from '../helpers/state.js';
 
 const POINT_EVALUATION = bytes('0x000000000000000000000000000000000000000a');
 const FIELD_ELEMENTS = 4096n;
@@ -35,12 +36,12 @@ t.test('point evaluation verifies a KZG proof and rejects a wrong one', async (t
   versioned[0] = 0x01;
   const input = Buffer.concat([versioned, bytes(z), bytes(y), bytes(commitment), bytes(proof)]);
 
-  const ok = await app.call({ to: POINT_EVALUATION, data: input, gas: 100_000n }, 1);
+  const ok = await app.call({ to: POINT_EVALUATION, data: input, gas: 100_000n }, stateOf(app).at(1));
   t.same(Buffer.from(ok.returnData), Buffer.concat([word(FIELD_ELEMENTS), word(BLS_MODULUS)]), 'FIELD_ELEMENTS_PER_BLOB ‖ BLS_MODULUS');
 
   const wrong = Buffer.from(input);
   wrong.writeUInt8(wrong.readUInt8(63) ^ 1, 63); // another z
-  await t.rejects(app.call({ to: POINT_EVALUATION, data: wrong, gas: 100_000n }, 1), CallFailedError, 'a proof for another point fails');
+  await t.rejects(app.call({ to: POINT_EVALUATION, data: wrong, gas: 100_000n }, stateOf(app).at(1)), CallFailedError, 'a proof for another point fails');
 
   const block = await app.executeBlock(header(2), [transfer(alice, POINT_EVALUATION, 1n, 0, { gasLimit: 100_000n })]);
   const tx = block.txs[0]!;

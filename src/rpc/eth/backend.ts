@@ -1,25 +1,15 @@
 /**
  * What the EVM JSON-RPC methods need from the node, as plain typed data: quantities are
- * bigint, heights number, bytes Uint8Array. The node implements this over the app and the
- * chain; the methods only parse, resolve block tags, and format.
+ * bigint, heights number, bytes Uint8Array. The node implements this over the provider layer,
+ * which resolves block names; the methods only parse and format. A block name that names no
+ * block, or a state that is not retained, is the provider's typed error.
  */
+import type { BlockId, ChainHeights } from '../../provider/index.js';
 
 /** A value or a Promise of it: backends answer synchronously when they can. */
 export type MaybePromise<T> = T | Promise<T>;
 
-/** The heights block tags resolve to. */
-export interface ChainHeights {
-  /** Newest committed block (`latest`, and `pending`, which this node has no separate view of). */
-  readonly latest: number;
-  /** Oldest block still in the block store (`earliest`). */
-  readonly earliest: number;
-  /** `safe`; with instant finality usually equal to latest. */
-  readonly safe: number;
-  /** `finalized`; with instant finality usually equal to latest. */
-  readonly finalized: number;
-  /** Oldest height whose state is still retained in the state store. */
-  readonly earliestState: number;
-}
+export type { BlockId, ChainHeights };
 
 /** An access-list entry. */
 export interface AccessListEntry {
@@ -212,38 +202,32 @@ export interface EthBackend {
   chainId(): bigint;
   /** The heights block tags resolve to. */
   heights(): ChainHeights;
-  /** A block by height, or null when the store does not have it. */
-  blockByNumber(height: number): MaybePromise<EthBlock | null>;
-  /** A block by hash, or null when unknown. */
-  blockByHash(hash: Uint8Array): MaybePromise<EthBlock | null>;
-  /**
-   * The number of transactions in the block at `height`, or null when the store does not have
-   * it. Optional: a backend that can count without decoding the block's transactions (and
-   * recovering their senders) provides it; without it the block is built and counted.
-   */
-  blockTransactionCount?(height: number): MaybePromise<number | null>;
-  /** As blockTransactionCount, for the block with `hash`. */
-  blockTransactionCountByHash?(hash: Uint8Array): MaybePromise<number | null>;
+  /** The height `id` names, or null when it names no block. */
+  heightOf(id: BlockId): MaybePromise<number | null>;
+  /** The block `id` names, or null when there is none. */
+  block(id: BlockId): MaybePromise<EthBlock | null>;
+  /** The number of transactions of the block `id` names (without decoding them), or null when there is none. */
+  blockTransactionCount(id: BlockId): MaybePromise<number | null>;
   /** A transaction by hash: mined (with position) or pending; null when unknown. */
   transactionByHash(hash: Uint8Array): MaybePromise<LocatedTransaction | null>;
   /** The receipt of a mined transaction, or null. */
   receiptByHash(hash: Uint8Array): MaybePromise<EthReceipt | null>;
   /** Logs matching `query`, in chain order. The range is already validated and capped. */
   getLogs(query: LogQuery): MaybePromise<readonly EthLog[]>;
-  /** Balance in wei at a height (state retained, height ≤ latest). */
-  getBalance(address: Uint8Array, height: number): MaybePromise<bigint>;
-  /** Account nonce at a height. */
-  getNonce(address: Uint8Array, height: number): MaybePromise<bigint>;
+  /** Balance in wei after the block `at` names. */
+  getBalance(address: Uint8Array, at: BlockId): MaybePromise<bigint>;
+  /** Account nonce after the block `at` names. */
+  getNonce(address: Uint8Array, at: BlockId): MaybePromise<bigint>;
   /** Next nonce counting the sender's pending mempool transactions. */
   getPendingNonce(address: Uint8Array): MaybePromise<bigint>;
-  /** Contract code at a height (empty when none). */
-  getCode(address: Uint8Array, height: number): MaybePromise<Uint8Array>;
-  /** A 32-byte storage word at a height (zeros when unset). */
-  getStorageAt(address: Uint8Array, slot: Uint8Array, height: number): MaybePromise<Uint8Array>;
-  /** Simulates a call on the state at `height`. */
-  call(request: CallRequest, height: number, overrides: StateOverrides | undefined): MaybePromise<CallOutcome>;
-  /** Estimates the gas `request` needs on the state at `height`. */
-  estimateGas(request: CallRequest, height: number, overrides: StateOverrides | undefined): MaybePromise<EstimateOutcome>;
+  /** Contract code after the block `at` names (empty when none). */
+  getCode(address: Uint8Array, at: BlockId): MaybePromise<Uint8Array>;
+  /** A 32-byte storage word after the block `at` names (zeros when unset). */
+  getStorageAt(address: Uint8Array, slot: Uint8Array, at: BlockId): MaybePromise<Uint8Array>;
+  /** Simulates a call on the state after the block `at` names. */
+  call(request: CallRequest, at: BlockId, overrides: StateOverrides | undefined): MaybePromise<CallOutcome>;
+  /** Estimates the gas `request` needs on the state after the block `at` names. */
+  estimateGas(request: CallRequest, at: BlockId, overrides: StateOverrides | undefined): MaybePromise<EstimateOutcome>;
   /**
    * Hands a signed transaction (RLP / typed envelope) to the mempool; resolves to its hash or
    * throws TransactionRejectedError with geth's wording (nonce too low, already known, …).

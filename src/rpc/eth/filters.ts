@@ -1,7 +1,8 @@
 /** Log filters: parsing the filter object, matching logs, and the block-range rules of eth_getLogs. */
 import { ErrorCode, invalidArgument, RpcError } from '../jsonrpc/index.js';
 import type { EthLog } from './backend.js';
-import { parseAddress, parseBlockNumber, parseHash, type NumberOrTag } from './params.js';
+import type { BlockNumberOrTag } from '../../provider/index.js';
+import { parseAddress, parseBlockNumber, parseHash } from './params.js';
 
 /** geth's cap on topic positions. */
 export const MAX_TOPICS = 4;
@@ -14,8 +15,8 @@ export interface LogCriteria {
 
 /** A parsed eth_getLogs filter: a range of selectors, or one block by hash. */
 export interface LogFilter extends LogCriteria {
-  readonly fromBlock: NumberOrTag | undefined;
-  readonly toBlock: NumberOrTag | undefined;
+  readonly fromBlock: BlockNumberOrTag | undefined;
+  readonly toBlock: BlockNumberOrTag | undefined;
   readonly blockHash: Uint8Array | undefined;
 }
 

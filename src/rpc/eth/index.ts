@@ -1,7 +1,7 @@
 /** The EVM JSON-RPC methods (eth_, net_, web3_) over the EthBackend interface. */
 export type * from './backend.js';
-export { createEthMethods, clientVersion, type EthMethodsOptions, type EthRpc } from './methods.js';
-export { TransactionRejectedError, StatePrunedError, type RejectReason } from './errors.js';
+export { createEthMethods, clientVersion, type EthMethodsOptions, type EthRpc } from './methods/index.js';
+export { TransactionRejectedError, type RejectReason } from './errors.js';
 export { logMatches, type LogCriteria } from './filters.js';
 export { SubscriptionHub, type SubscriptionKind } from './subscriptions.js';
 export { decodeRevertReason } from './revert.js';

@@ -5,14 +5,7 @@
 import { invalidArgument, RpcError } from '../jsonrpc/index.js';
 import type { AccessListEntry, AccountOverride, CallRequest, StateOverrides } from './backend.js';
 import { hexToBytes, isHexDigits } from './hex.js';
-
-/** A block selector: a tag, a number, or a hash (EIP-1898). */
-export type BlockSelector = NumberOrTag | { readonly kind: 'hash'; readonly hash: Uint8Array; readonly requireCanonical: boolean };
-
-/** A block tag or number (no hash). */
-export type NumberOrTag =
-  | { readonly kind: 'tag'; readonly tag: 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized' }
-  | { readonly kind: 'number'; readonly number: number };
+import type { BlockId, BlockNumberOrTag, BlockTag } from '../../provider/index.js';
 
 const TAGS = new Set(['latest', 'earliest', 'pending', 'safe', 'finalized']);
 const MAX_INT64 = (1n << 63n) - 1n;
@@ -94,8 +87,8 @@ export function parseStorageSlot(value: unknown, index: number): Uint8Array {
 }
 
 /** A block number or tag (rpc.BlockNumber). */
-export function parseBlockNumber(value: unknown, index: number): NumberOrTag {
-  if (typeof value === 'string' && TAGS.has(value)) return { kind: 'tag', tag: value as 'latest' };
+export function parseBlockNumber(value: unknown, index: number): BlockNumberOrTag {
+  if (typeof value === 'string' && TAGS.has(value)) return { kind: 'tag', tag: value as BlockTag };
   const text = typeof value === 'number' ? String(value) : value;
   if (typeof text !== 'string') throw invalidArgument(index, 'json: cannot unmarshal non-string into Go value of type rpc.BlockNumber');
   const problem = quantityProblem(text, 64);
@@ -107,7 +100,7 @@ export function parseBlockNumber(value: unknown, index: number): NumberOrTag {
 }
 
 /** A block number, tag, or EIP-1898 object `{blockNumber}` / `{blockHash, requireCanonical}`. */
-export function parseBlockNumberOrHash(value: unknown, index: number): BlockSelector {
+export function parseBlockNumberOrHash(value: unknown, index: number): BlockId {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     // geth also accepts a bare 32-byte hash string here.
     if (typeof value === 'string' && value.length === 66 && value.startsWith('0x')) {
