@@ -1,10 +1,11 @@
 /**
- * The execution-apis debug_trace* conformance suite (../shared/conformance/execution-apis-debug):
- * the test chain imported with `stratad debug import-eth-chain`, a real node started on it,
- * every `.io` request sent over HTTP. A test passes when every response equals the recorded
- * one (JSON equality, error code and message included) or — `speconly` — when it is a
- * successful JSON-RPC answer whose result conforms to the specification's opcode-tracer
- * schema; for those the differences from geth's recorded body are reported as well.
+ * The execution-apis debug_trace* conformance suite (test/fixtures/conformance/
+ * execution-apis-debug): the test chain imported with `stratad debug import-eth-chain`, a real
+ * node started on it, every `.io` request sent over HTTP. A test passes when every response
+ * equals the recorded one (JSON equality, error code and message included) or — `speconly` —
+ * when it is a successful JSON-RPC answer whose result conforms to the specification's
+ * opcode-tracer schema; for those the differences from geth's recorded body are reported as
+ * well.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -16,8 +17,8 @@ import { readIoTests, type IoTest } from './io-file.js';
 import { jsonDifferences, summarizeDifferences } from './json-diff.js';
 import { checkSchema, type Schema, type SchemaSet } from './schema-check.js';
 
-/** The suite's files, copied from ethereum/execution-apis. */
-export const SUITE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/conformance/execution-apis-debug');
+/** The suite's files, copied from ethereum/execution-apis (see test/fixtures/conformance/SOURCES.md). */
+export const SUITE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../fixtures/conformance/execution-apis-debug');
 
 /**
  * The base types the opcode-tracer schemas refer to, as execution-apis defines them in

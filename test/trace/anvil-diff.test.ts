@@ -33,7 +33,7 @@ const CHAIN_ID = 713715;
 const DEV_BALANCE = 10_000n * 10n ** 18n;
 const OPCODE_COUNTER = '{count: 0, step: function() { this.count++ }, fault: function() {}, result: function() { return this.count }}';
 /**
- * Not asserted: the digest does not say what `gasCost` geth prints for a step that fails with
+ * Not asserted: what `gasCost` geth prints for a step that fails with
  * write protection (ours is what @ethereumjs charged before refusing it, Anvil prints 0), so
  * these steps are counted and reported rather than compared.
  */

@@ -17,8 +17,8 @@ import { createVM, type VM } from '@ethereumjs/vm';
 import { nativeCrypto } from '../../src/evm/crypto.js';
 import { createTracer, hexBytes, loadJsTracerEngine, traceTransaction, type JsonValue } from '../../src/trace/index.js';
 
-/** The fixture tree (copied from go-ethereum), relative to the repository. */
-export const FIXTURE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/conformance/geth-tracers');
+/** The fixture tree, copied from go-ethereum (see test/fixtures/conformance/SOURCES.md). */
+export const FIXTURE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../fixtures/conformance/geth-tracers');
 
 type Json = JsonValue;
 type JsonObject = { [key: string]: Json };

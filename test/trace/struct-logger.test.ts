@@ -33,6 +33,7 @@ type JsonObject = { [key: string]: Json };
 // A tiny JSON-schema checker for the subset spec/opcode-tracer.yaml uses: type, required,
 // properties, items, additionalProperties, minimum, and $ref to '#/components/schemas/<name>'.
 
+// The execution-apis files sit beside the geth fixtures, in test/fixtures/conformance.
 const SPEC_DIR = resolve(FIXTURE_ROOT, '../execution-apis-debug');
 const SPEC = parseYaml(readFileSync(join(SPEC_DIR, 'spec/opcode-tracer.yaml'), 'utf8')) as Record<string, JsonObject>;
 

@@ -1,62 +1,64 @@
 /**
  * Comparing the node's trace output with Anvil's, frame by frame and step by step, after
- * removing the known ways in which Anvil departs from geth. geth is the reference
- * (../shared/reference/tracing-digest.md, "the digest" below): a normalisation rewrites Anvil's
- * output to what geth prints ONLY where the digest says what geth prints and our output already
- * says it; each one is checked on our side first, so a normalisation can never hide a bug of
- * ours. The normalisations, with their reasons:
+ * removing the known ways in which Anvil departs from geth. geth is the reference: a
+ * normalisation rewrites Anvil's output to what geth prints ONLY where geth's output is known
+ * (from its tracers in go-ethereum's eth/tracers and its recorded fixtures and execution-apis
+ * answers under test/fixtures/conformance) and our output already says it; each one is checked
+ * on our side first, so a normalisation can never hide a bug of ours. The normalisations, with
+ * their reasons:
  *
  * callTracer
- * - top-gas: the top frame's `gas` is the transaction gas limit (digest §2 "Gas semantics");
+ * - top-gas: the top frame's `gas` is the transaction gas limit, as in geth's callTracer;
  *   Anvil prints the gas left after the intrinsic cost (0x0 for a plain transfer).
  *   Checked: ours equals the transaction's gas limit.
- * - top-gas-used: the top frame's `gasUsed` is the receipt's gasUsed (§2); Anvil's differs from
+ * - top-gas-used: the top frame's `gasUsed` is the receipt's gasUsed; Anvil's differs from
  *   its own receipt in some transactions with a SELFDESTRUCT. Checked: ours equals our receipt.
- * - write-protection: a state change in a static context is `write protection` (§2 error
+ * - write-protection: a state change in a static context is `write protection` (geth's error
  *   strings); Anvil prints `StateChangeDuringStaticCall` or `CallNotAllowedInsideStatic`.
- * - memory-oog: running out of gas on memory expansion is `out of gas` (§2 error strings);
+ * - memory-oog: running out of gas on memory expansion is `out of gas` (geth's error strings);
  *   Anvil prints `out of gas: out of memory`.
  * - code-store-oog: a CREATE/CREATE2 whose constructor returned but whose code deposit does not
- *   fit in the gas left fails with `contract creation code storage out of gas` (§2 error
+ *   fit in the gas left fails with `contract creation code storage out of gas` (geth's error
  *   strings); Anvil prints `out of gas`. Applied only to CREATE/CREATE2 frames that consumed all
  *   their gas and where ours says so.
  * - selfdestruct-self: a SELFDESTRUCT frame has from = the destructing contract, to = the
  *   beneficiary and value = the contract's balance, also when the beneficiary is the contract
- *   itself (§2 "Who is from/to/value"); Anvil prints such a frame with from 0x0 and no to or
- *   value. Applied only where ours names the contract as its own beneficiary (from = to).
+ *   itself, as geth's callTracer reports it; Anvil prints such a frame with from 0x0 and no
+ *   to or value. Applied only where ours names the contract as its own beneficiary (from = to).
  * - reverted-logs: with `withLog`, a frame that failed loses its logs and so do all its
- *   descendants; when the top frame failed no log remains (§2 withLog). Anvil keeps them.
+ *   descendants; when the top frame failed no log remains (geth's withLog). Anvil keeps them.
  *   Checked: ours already satisfies the rule (applying it to ours changes nothing).
  * - log-index: a log's `index` is its index in the block, equal to the receipt logIndex (a
- *   reverted log gives its number back, §2 withLog). The two nodes pack the transactions into
+ *   reverted log gives its number back). The two nodes pack the transactions into
  *   different blocks, so both sides are compared by rank among the trace's logs; Anvil also
  *   counts reverted logs (its indexes then skip numbers and differ from its receipt).
  *   Checked: ours equals our receipt's logIndex.
  *
  * struct logger
- * - zero-refund: `refund` is omitted when 0 (§3); Anvil prints `refund: 0`.
+ * - zero-refund: `refund` is omitted when 0, as in geth; Anvil prints `refund: 0`.
  * - create-gas-cost: CREATE/CREATE2 `gasCost` does not include the gas handed to the new frame
- *   (§3); Anvil includes it, even when the new frame never starts (e.g. insufficient
- *   balance). Applied when Anvil's figure is exactly ours plus all but 1/64 of the gas left.
+ *   (geth's accounting); Anvil includes it, even when the new frame never starts (e.g.
+ *   insufficient balance). Applied when Anvil's figure is exactly ours plus all but 1/64 of the
+ *   gas left.
  * - step-error-text: step errors are geth's strings (`out of gas`, `out of gas: not enough gas
  *   for reentrancy sentry`); Anvil prints Rust debug text (`Some(OutOfGas)`,
  *   `Some(ReentrancySentryOOG)`).
- * - oog-step-cost: on a step that runs out of gas, `gasCost` is the cost that did not fit (§3:
+ * - oog-step-cost: on a step that runs out of gas, `gasCost` is the cost that did not fit (geth:
  *   static + dynamic as charged); Anvil prints the gas that was left. Checked: ours is larger
  *   than the step's gas.
  * - execution-error: errors raised while an opcode executes (write protection, invalid
- *   opcode, …) put no `error` on the step (§3); Anvil puts one there.
+ *   opcode, …) put no `error` on the step (geth's struct logger); Anvil puts one there.
  * - storage-snapshot: an SSTORE step's `storage` holds the value being written, taken before
  *   the opcode runs, so a write that fails (write protection, reentrancy sentry) is in it; an SLOAD step's
  *   holds the value the SLOAD reads, so after a reverted write it shows the restored value;
  *   either stays in the account's later snapshots until the slot is read or written again
- *   (§3 storage); an SLOAD that runs out of gas is still an entry with its slot in the
- *   snapshot. Anvil leaves failed writes and failed reads out and keeps showing reverted
+ *   (geth's storage snapshots); an SLOAD that runs out of gas is still an entry with its slot
+ *   in the snapshot. Anvil leaves failed writes and failed reads out and keeps showing reverted
  *   values. Applied only where ours holds exactly that value (the SLOAD's value is the next
  *   step's stack top; for a failed SLOAD only the slot's presence is checked, not its value).
- * - top-gas-used: `gas` of the result is the receipt gasUsed (§3), as for callTracer.
+ * - top-gas-used: `gas` of the result is the receipt gasUsed, as for callTracer.
  *
- * Not normalised (the digest does not say what geth prints), reported by the test as open:
+ * Not normalised (what geth prints there is not established), reported by the test as open:
  * the `gasCost` of a step that fails with write protection (ours: the static part only, e.g.
  * CREATE 32000, SSTORE 0; Anvil: 0).
  */
@@ -85,7 +87,7 @@ export interface OurDeviation {
 /** The outcome of comparing one trace. */
 export interface Comparison {
   differences: Difference[];
-  /** Differences where the digest does not say what geth prints. */
+  /** Differences where what geth prints is not established. */
   open: Difference[];
   applied: Applied[];
   ours: OurDeviation[];
@@ -154,7 +156,7 @@ export interface TxFacts {
   anvilReceiptLogIndexes: number[];
 }
 
-/** geth's field orders (digest §2, §3). */
+/** geth's field orders (callTracer frames and logs, struct-logger steps). */
 export const CALL_FRAME_ORDER = ['from', 'gas', 'gasUsed', 'to', 'input', 'output', 'error', 'revertReason', 'calls', 'logs', 'value', 'type'];
 export const CALL_LOG_ORDER = ['address', 'topics', 'data', 'index', 'position'];
 export const STRUCT_STEP_ORDER = ['pc', 'op', 'gas', 'gasCost', 'depth', 'error', 'stack', 'returnData', 'memory', 'storage', 'refund'];
