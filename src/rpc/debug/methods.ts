@@ -2,7 +2,7 @@
  * The debug_ tracing methods: debug_traceTransaction, debug_traceBlockByNumber,
  * debug_traceBlockByHash and debug_traceCall with the struct logger (no tracer), the named
  * tracers and JavaScript tracer source, and debug_traceStateAccess (a transaction's
- * store-level reads). Parameters and errors follow geth's (../shared/reference/tracing-digest.md).
+ * store-level reads). Parameters and errors follow geth's.
  */
 import type { JsonValue, StructLoggerConfig } from '../../trace/index.js';
 import { RpcError, expectParams, type MethodTable } from '../jsonrpc/index.js';
