@@ -22,6 +22,7 @@ import { EthChainConfig } from './eth-chain-config.js';
 import { EthBlockImportError } from './eth-errors.js';
 import { EthStateManager } from './eth-state-manager.js';
 import type { ExecutionContext } from './execution-context.js';
+import { bytesHex } from '../util/hex.js';
 
 /** The hash of the imported block at `number` (BLOCKHASH); undefined when unknown. */
 export type AncestorHashes = (number: bigint) => Uint8Array | undefined;
@@ -54,10 +55,6 @@ export interface EthBlockOutcome {
 
 /** The EIP-4788 beacon-roots contract. */
 const BEACON_ROOTS_ADDRESS = new Address(Buffer.from('000f3df6d732807ef1319fb7b8bb8522d0beac02', 'hex'));
-
-function hex(bytes: Uint8Array): string {
-  return `0x${Buffer.from(bytes).toString('hex')}`;
-}
 
 /** BLOCKHASH over the imported ancestors, every one of which is known. */
 function ancestry(hashOf: AncestorHashes): EVMMockBlockchainInterface {
@@ -113,7 +110,7 @@ function outcomeOf(tx: TypedTransaction, result: RunTxResult, cumulativeGasUsed:
 }
 
 function uint(bytes: Uint8Array | undefined): bigint {
-  return bytes === undefined || bytes.length === 0 ? 0n : BigInt(hex(bytes));
+  return bytes === undefined || bytes.length === 0 ? 0n : BigInt(bytesHex(bytes));
 }
 
 /** The Common of a header given as its RLP fields: the rules at its number (field 8) and time (field 11). */
@@ -134,7 +131,7 @@ export async function executeEthBlock(block: Block, parent: StateView, hashOf: A
   const { header } = block;
   const hash = block.hash();
   const fail = (problem: string): never => {
-    throw new EthBlockImportError(header.number, hex(hash), problem);
+    throw new EthBlockImportError(header.number, bytesHex(hash), problem);
   };
   const common = block.common;
   const state = EthStateManager.over(parent, common);
@@ -148,10 +145,10 @@ export async function executeEthBlock(block: Block, parent: StateView, hashOf: A
   if (result.gasUsed !== header.gasUsed) fail(`gas used ${result.gasUsed} differs from the header's ${header.gasUsed}`);
   if (!Buffer.from(result.logsBloom).equals(header.logsBloom)) fail('the logs bloom differs from the header\'s');
   if (EthChainConfig.hasStatusReceipts(common) && !Buffer.from(result.receiptsRoot).equals(header.receiptTrie)) {
-    fail(`receipts root ${hex(result.receiptsRoot)} differs from the header's ${hex(header.receiptTrie)}`);
+    fail(`receipts root ${bytesHex(result.receiptsRoot)} differs from the header's ${bytesHex(header.receiptTrie)}`);
   }
   if (header.requestsHash !== undefined && result.requestsHash !== undefined && !Buffer.from(result.requestsHash).equals(header.requestsHash)) {
-    fail(`requests hash ${hex(result.requestsHash)} differs from the header's ${hex(header.requestsHash)}`);
+    fail(`requests hash ${bytesHex(result.requestsHash)} differs from the header's ${bytesHex(header.requestsHash)}`);
   }
   const txs = block.transactions.map((tx, i) =>
     outcomeOf(tx, result.results[i]!, result.receipts[i]!.cumulativeBlockGasUsed, header.baseFeePerGas),

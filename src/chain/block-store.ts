@@ -32,7 +32,8 @@ import {
 } from './block.js';
 import { readUint64Be, uint64Be } from './hash.js';
 import { decodeImportedBlock, encodeImportedBlock, isImportedRecord, type ChainBlock, type EthOrigin } from './imported-block.js';
-import { PlainKv, type PlainKvOp, type PlainKvOptions } from './plain-kv.js';
+import { PlainKv, type PlainKvOp, type PlainKvOptions } from '../store/index.js';
+import { LRUCache } from 'lru-cache';
 
 /** Outcome of one transaction, as the executor reports it. */
 export interface Receipt {
@@ -242,7 +243,7 @@ export class BlockStore {
   private latest: number | undefined;
   private earliest: number | undefined;
   /** Hashes of recently asked heights (BLOCKHASH asks the same 256 again and again). */
-  private readonly hashes = new Map<number, Buffer>();
+  private readonly hashes = new LRUCache<number, Buffer>({ max: HASHES_KEPT });
 
   private constructor(private readonly kv: PlainKv) {
     const latest = kv.get(META_LATEST);
@@ -377,7 +378,6 @@ export class BlockStore {
     if (known !== undefined) return known;
     const hash = this.blockByHeight(height)?.hash;
     if (hash === undefined) return undefined;
-    if (this.hashes.size >= HASHES_KEPT) this.hashes.delete(this.hashes.keys().next().value!);
     this.hashes.set(height, hash);
     return hash;
   }

@@ -9,10 +9,7 @@ import { decode as rlpDecode } from '@ethereumjs/rlp';
 import type { EthChainConfig } from '../app/eth-chain-config.js';
 import { EthChainFileError } from '../app/eth-errors.js';
 import { decodeEthBlock } from '../app/eth-execution.js';
-
-function hex(bytes: Uint8Array): string {
-  return `0x${Buffer.from(bytes).toString('hex')}`;
-}
+import { bytesHex } from '../util/hex.js';
 
 /** The blocks of a chain file, in order, starting at block 1. */
 export function readEthChainFile(bytes: Uint8Array, config: EthChainConfig): Block[] {
@@ -39,7 +36,7 @@ export function readEthChainFile(bytes: Uint8Array, config: EthChainConfig): Blo
       throw new EthChainFileError(`chain file item ${position} is block ${block.header.number}, expected block ${expected}; the file must hold the chain from block 1 in order`);
     }
     if (previous && !Buffer.from(block.header.parentHash).equals(previous.hash())) {
-      throw new EthChainFileError(`block ${block.header.number} names parent ${hex(block.header.parentHash)}, but block ${previous.header.number} is ${hex(previous.hash())}`);
+      throw new EthChainFileError(`block ${block.header.number} names parent ${bytesHex(block.header.parentHash)}, but block ${previous.header.number} is ${bytesHex(previous.hash())}`);
     }
     blocks.push(block);
     offset = bytes.length - item.remainder.length;

@@ -16,6 +16,7 @@ import { EMPTY_BLOOM, ZERO_HASH, txRoot, type Block, type BlockHeader } from './
 import { BlockStore, type Receipt } from './block-store.js';
 import { buildGenesis, type GenesisFile } from './genesis-file.js';
 import { validatorKey } from './keys.js';
+import { bytesHex } from '../util/hex.js';
 
 /** What one import needs. */
 export interface EthImportInput {
@@ -58,10 +59,6 @@ export interface EthImportSummary {
 const EMPTY_TRIE_ROOT = Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'hex');
 /** Imported blocks carry no validator signature: their seal is the Ethereum header. */
 const NO_SIGNATURE = new Uint8Array(64);
-
-function hex(bytes: Uint8Array): string {
-  return `0x${Buffer.from(bytes).toString('hex')}`;
-}
 
 /**
  * The home's genesis.json for an imported chain: its chain id and time, the alloc's balances
@@ -169,15 +166,15 @@ export async function importEthChain(input: EthImportInput): Promise<EthImportSu
       );
       hashes[number] = outcome.hash;
       txCount += outcome.txs.length;
-      input.onBlock?.({ number, hash: hex(outcome.hash), txs: outcome.txs.length, gasUsed: block.header.gasUsed, appHash: hex(appHash) });
+      input.onBlock?.({ number, hash: bytesHex(outcome.hash), txs: outcome.txs.length, gasUsed: block.header.gasUsed, appHash: bytesHex(appHash) });
     }
     const head = blocks[blocks.length - 1]!;
     return {
       blocks: blocks.length,
       txs: txCount,
       finalHeight: Number(head.header.number),
-      genesisHash: hex(first.header.parentHash),
-      headHash: hex(head.hash()),
+      genesisHash: bytesHex(first.header.parentHash),
+      headHash: bytesHex(head.hash()),
       ms: performance.now() - started,
     };
   } finally {

@@ -6,6 +6,7 @@
  */
 import { toHex } from './hash.js';
 import { txHash } from './block.js';
+import { LRUCache } from 'lru-cache';
 
 /** What the app's admission check learned about a tx. */
 export interface CheckedTx {
@@ -83,8 +84,8 @@ export class ReplacementUnderpricedError extends MempoolError {
   }
 }
 
-/** The app rejected the tx (now or earlier, when the invalid cache remembers it). */
-export class TxRejectedError extends MempoolError {}
+/** The app's check refused the tx (now, or earlier when the invalid cache remembers it). */
+export class CheckTxRejectedError extends MempoolError {}
 
 /** The raw tx exceeds `maxTxBytes`. */
 export class TxTooLargeError extends MempoolError {
@@ -120,13 +121,15 @@ class SenderQueue {
 export class Mempool {
   private readonly byHash = new Map<string, MempoolTx>();
   private readonly senders = new Map<string, SenderQueue>();
-  private readonly invalid = new Map<string, string>();
+  /** Hashes of refused txs and why (when keep-invalid-txs-in-cache is on), least recently seen out first. */
+  private readonly invalid: LRUCache<string, string>;
   private readonly now: () => number;
   private height: number;
 
   constructor(private readonly options: MempoolOptions) {
     if (!Number.isSafeInteger(options.size) || options.size < 1) throw new RangeError('mempool size must be a positive integer');
     this.now = options.now ?? Date.now;
+    this.invalid = new LRUCache({ max: options.invalidCacheSize ?? 10_000 });
     this.height = options.height ?? 0;
   }
 
@@ -144,13 +147,13 @@ export class Mempool {
     const key = toHex(hash);
     if (this.byHash.has(key)) throw new AlreadyKnownError();
     const remembered = this.invalid.get(key);
-    if (remembered !== undefined) throw new TxRejectedError(remembered);
+    if (remembered !== undefined) throw new CheckTxRejectedError(remembered);
     const maxBytes = this.options.maxTxBytes ?? 0;
     if (maxBytes > 0 && raw.length > maxBytes) throw new TxTooLargeError(raw.length, maxBytes);
     const result = await this.options.check(raw);
     if (!result.ok) {
       this.rememberInvalid(key, result.reason);
-      throw new TxRejectedError(result.reason);
+      throw new CheckTxRejectedError(result.reason);
     }
     // The check may have awaited: the same tx can have arrived meanwhile.
     if (this.byHash.has(key)) throw new AlreadyKnownError();
@@ -159,7 +162,7 @@ export class Mempool {
     let queue = this.senders.get(sender);
     const accountNonce = this.options.accountNonce(sender);
     if (checked.nonce < accountNonce) {
-      throw new TxRejectedError(`nonce too low: next nonce ${accountNonce}, tx nonce ${checked.nonce}`);
+      throw new CheckTxRejectedError(`nonce too low: next nonce ${accountNonce}, tx nonce ${checked.nonce}`);
     }
     const replaced = queue?.byNonce.get(checked.nonce);
     if (replaced && checked.fee <= replaced.fee) throw new ReplacementUnderpricedError();
@@ -288,12 +291,6 @@ export class Mempool {
 
   private rememberInvalid(key: string, reason: string): void {
     if (!this.options.keepInvalidTxsInCache) return;
-    const limit = this.options.invalidCacheSize ?? 10_000;
-    if (this.invalid.size >= limit) {
-      // Maps iterate in insertion order: drop the oldest remembered hash.
-      const oldest = this.invalid.keys().next().value;
-      if (oldest !== undefined) this.invalid.delete(oldest);
-    }
     this.invalid.set(key, reason);
   }
 }

@@ -9,7 +9,7 @@ import { InitCommand } from './commands/init.js';
 import { RollbackCommand } from './commands/rollback.js';
 import { StartCommand } from './commands/start.js';
 import { StatusCommand } from './commands/status.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../node/version.js';
 
 const cli = new Cli({ binaryLabel: 'Strata node', binaryName: 'stratad', binaryVersion: VERSION });
 cli.register(Builtins.HelpCommand);

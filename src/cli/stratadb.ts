@@ -5,7 +5,7 @@
 import { Builtins, Cli } from 'clipanion';
 import { DumpDbCommand } from './commands/dump-db.js';
 import { DumpIavlCommand } from './commands/dump-iavl.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../node/version.js';
 
 const cli = new Cli({ binaryLabel: 'Strata storage-engine tool', binaryName: 'stratadb', binaryVersion: VERSION });
 cli.register(DumpDbCommand);

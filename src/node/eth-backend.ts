@@ -4,10 +4,11 @@
  * App, hands transactions to the mempool, and fans new blocks out to subscribers.
  */
 import type { TypedTransaction } from '@ethereumjs/tx';
+import { LRUCache } from 'lru-cache';
 import type { App, CallBlock } from '../app/index.js';
 import type { StoredBlock } from '../chain/block.js';
 import type { IndexedLog, StoredReceipt } from '../chain/block-store.js';
-import { AlreadyKnownError, MempoolError, MempoolFullError, TxRejectedError as MempoolRejected, type Mempool } from '../chain/mempool.js';
+import { AlreadyKnownError, MempoolError, MempoolFullError, type Mempool } from '../chain/mempool.js';
 import { CallFailedError, CallRevertedError } from '../evm/call.js';
 import { TxRejectedError, type TxRejectionCode } from '../evm/errors.js';
 import { decodeTx } from '../evm/validate.js';
@@ -33,6 +34,7 @@ import {
   type SyncStatus,
   type Unsubscribe,
 } from '../rpc/eth/index.js';
+import { bytesHex } from '../util/hex.js';
 import { appCallRequest, appStateOverrides } from './call-request.js';
 
 const REJECT_REASONS: Partial<Record<TxRejectionCode, RejectReason>> = {
@@ -102,8 +104,8 @@ function ethLog(log: IndexedLog): EthLog {
 /** EthBackend over one node's provider, app and mempool. */
 export class NodeEthBackend implements EthBackend {
   readonly #listeners = new Set<(event: NewBlockEvent) => void>();
-  /** Header fields calls run with, for the last heights called at (decoding a block is not free). */
-  readonly #callBlocks = new Map<number, CallBlock | undefined>();
+  /** Header fields calls run with, for the heights called at most recently (decoding a block is not free). */
+  readonly #callBlocks = new LRUCache<number, CallBlock>({ max: 64 });
 
   constructor(
     private readonly app: App,
@@ -230,7 +232,7 @@ export class NodeEthBackend implements EthBackend {
   }
 
   getPendingNonce(address: Uint8Array): bigint {
-    const sender = `0x${Buffer.from(address).toString('hex')}`;
+    const sender = bytesHex(address);
     const committed = this.chain.state.nonce(address, 'latest');
     const pending = this.mempool.pendingNonce(sender);
     return pending > committed ? pending : committed;
@@ -246,13 +248,12 @@ export class NodeEthBackend implements EthBackend {
 
   /** The header fields of block `height` an eth_call there runs with (undefined for genesis). */
   #callBlock(height: number): CallBlock | undefined {
-    if (this.#callBlocks.has(height)) return this.#callBlocks.get(height);
+    const known = this.#callBlocks.get(height);
+    if (known !== undefined) return known;
     const header = height === 0 ? undefined : this.chain.blocks.byHeight(height)?.header;
-    const block = header === undefined ? undefined : { timeMs: header.timeMs, proposer: header.proposer };
-    if (block !== undefined) {
-      if (this.#callBlocks.size >= 64) this.#callBlocks.delete(this.#callBlocks.keys().next().value!);
-      this.#callBlocks.set(height, block);
-    }
+    if (header === undefined) return undefined;
+    const block = { timeMs: header.timeMs, proposer: header.proposer };
+    this.#callBlocks.set(height, block);
     return block;
   }
 
@@ -288,10 +289,7 @@ export class NodeEthBackend implements EthBackend {
     } catch (error) {
       if (error instanceof MempoolFullError) throw new TransactionRejectedError('mempool-full', error.message);
       if (error instanceof AlreadyKnownError) throw new TransactionRejectedError('already-known', error.message);
-      if (error instanceof MempoolRejected || error instanceof MempoolError) {
-        const code = (error as MempoolError & { code?: TxRejectionCode }).code;
-        throw new TransactionRejectedError((code && REJECT_REASONS[code]) ?? 'other', error.message);
-      }
+      if (error instanceof MempoolError) throw new TransactionRejectedError('other', error.message);
       if (error instanceof TxRejectedError) throw new TransactionRejectedError(REJECT_REASONS[error.code] ?? 'other', error.message);
       throw error;
     }

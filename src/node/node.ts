@@ -5,13 +5,13 @@
  * stop() shuts down in order: no new blocks, no new requests, then the stores (the SS write
  * queue is drained).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { App, parseGenesisJson, type Genesis } from '../app/index.js';
+import { existsSync } from 'node:fs';
+import type { App, Genesis } from '../app/index.js';
 import { BlockStore } from '../chain/block-store.js';
 import { BlockSigner, loadNodeKey, loadValidatorKey } from '../chain/keys.js';
 import { Mempool, type CheckResult } from '../chain/mempool.js';
 import { loadConfig } from '../config/index.js';
-import { VERSION } from '../cli/version.js';
+import { VERSION } from './version.js';
 import { Logger } from '../log/logger.js';
 import { registerConsensusRoutes, registerMetricsRoute } from '../rpc/consensus/index.js';
 import { createDebugMethods } from '../rpc/debug/index.js';
@@ -19,12 +19,13 @@ import { createEthMethods } from '../rpc/eth/index.js';
 import { Dispatcher, serveJsonRpc } from '../rpc/jsonrpc/index.js';
 import { createHttpTransport, type HttpTransport } from '../rpc/transport/index.js';
 import { NodeConsensusBackend } from './consensus-backend.js';
-import { appOptionsOf } from './app-options.js';
+import { openHomeApp } from './app-options.js';
 import { NodeDebugBackend, traceLimitsOf } from './debug-backend.js';
 import { NodeEthBackend } from './eth-backend.js';
 import { homePaths, type HomePaths } from './home.js';
 import { BlockProducer } from './producer.js';
 import { ChainProvider } from '../provider/index.js';
+import { bytesHex, plainHex } from '../util/hex.js';
 
 /** Ports the node listens on (0 in tests picks free ones). */
 export interface BoundPorts {
@@ -42,10 +43,6 @@ export class NodeStartError extends Error {
   }
 }
 
-function hex(bytes: Uint8Array): string {
-  return Buffer.from(bytes).toString('hex');
-}
-
 /**
  * Re-executes the stored blocks the state has not committed (after a rollback), as CometBFT's
  * handshake replays them; each must reproduce the app hash the next stored header carries.
@@ -61,11 +58,11 @@ async function replayStoredBlocks(app: App, store: BlockStore, logger: Logger): 
     const next = store.blockByHeight(height + 1);
     if (next && !Buffer.from(next.header.appHash).equals(Buffer.from(result.appHash))) {
       throw new NodeStartError(
-        `replaying block ${height} gave app hash ${hex(result.appHash).toUpperCase()} but block ${height + 1} carries ` +
-          `${hex(next.header.appHash).toUpperCase()} (wrong Block.Header.AppHash); compare state with \`stratadb dump-iavl\` and roll back further`,
+        `replaying block ${height} gave app hash ${plainHex(result.appHash).toUpperCase()} but block ${height + 1} carries ` +
+          `${plainHex(next.header.appHash).toUpperCase()} (wrong Block.Header.AppHash); compare state with \`stratadb dump-iavl\` and roll back further`,
       );
     }
-    logger.info('replayed stored block', { height, appHash: hex(result.appHash) });
+    logger.info('replayed stored block', { height, appHash: plainHex(result.appHash) });
   }
 }
 
@@ -93,8 +90,8 @@ export class StrataNode {
     const config = await loadConfig(paths.home);
     const logger = options.logger ?? new Logger({ level: config.node.logLevel, format: config.node.logFormat });
     for (const warning of config.warnings) logger.warn(warning.message);
-    const genesis: Genesis = parseGenesisJson(readFileSync(paths.genesis, 'utf8'));
-    const app = await App.open(paths.data, appOptionsOf(config), genesis, logger);
+    const app = await openHomeApp(paths, config, logger);
+    const genesis: Genesis = app.genesis;
     const closers: Array<() => Promise<void>> = [() => app.close()];
     try {
       // InitChain: the genesis state is staged (and readable) before block 1 commits it.
@@ -125,7 +122,7 @@ export class StrataNode {
           const tx = verdict.tx;
           // A gap in a sender's nonces is refused rather than queued: an RPC client gets the
           // error at once instead of a transaction that never lands.
-          const sender = `0x${hex(tx.sender)}`;
+          const sender = bytesHex(tx.sender);
           const next = mempool.pendingNonce(sender);
           if (tx.nonce > next) return { ok: false, reason: `nonce too high: next nonce ${next}, tx nonce ${tx.nonce}` };
           const baseFee = BigInt(genesis.params.min_base_fee);

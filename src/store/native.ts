@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { PlainKvOptions } from './plain-kv.js';
 import type { MvccStoreOptions } from './state-store.js';
 
 /** Options as the addon reads them: the store options, plus the EVM SS sub-DB split. */
@@ -125,7 +126,17 @@ export interface NativeSnapshotStats {
   bytes: number;
 }
 
+/** The addon's plain (unversioned) KV store object. */
+export interface NativePlainKv {
+  get(key: Uint8Array): Buffer | undefined;
+  getMany(keys: Uint8Array[]): Array<Buffer | undefined>;
+  write(keys: Uint8Array[], values: Array<Uint8Array | null>, sync: boolean): Promise<void>;
+  range(start: Uint8Array | null, end: Uint8Array | null, reverse: boolean, limit: number): Buffer[];
+  close(): Promise<void>;
+}
+
 interface NativeModule {
+  NativePlainKv: { open(dir: string, options: PlainKvOptions): Promise<NativePlainKv> };
   NativeStateStore: { open(kind: 'mvcc' | 'evm', dir: string, options: NativeStoreOptions): Promise<NativeStore> };
   NativeCommitStore: {
     open(memiavlDir: string, flatkvDir: string, options: NativeCommitOptions): Promise<NativeCommitStore>;

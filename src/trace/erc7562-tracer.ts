@@ -10,7 +10,7 @@ import { callLogJson, clearFailedLogs, frameHeadJson, type FrameCore } from './c
 import { booleanOption, type TracerConfig } from './config.js';
 import { TracerConfigError } from './errors.js';
 import { bytesHex, memorySlice, quantity, word, wordAddress } from './hex.js';
-import type { FrameEnd, FrameStart, FrameType, Hex, JsonValue, OpcodeStep, TraceLog, Tracer, TxEnd, TxStart } from './types.js';
+import type { FrameEnd, FrameStart, Hex, JsonValue, OpcodeStep, TraceLog, Tracer, TxEnd, TxStart } from './types.js';
 
 const KECCAK256 = 0x20;
 const EXTCODESIZE = 0x3b;

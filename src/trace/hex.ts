@@ -1,15 +1,7 @@
 /** Hex encodings used in geth's tracer output. */
-import type { Hex } from './types.js';
+import type { Hex } from '../util/hex.js';
 
-/** `0x`-prefixed lower-case hex of `bytes` (`0x` when empty). */
-export function bytesHex(bytes: Uint8Array): Hex {
-  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`;
-}
-
-/** A hex quantity without leading zeros (`0x0` for zero), as geth's hexutil.Big prints it. */
-export function quantity(value: bigint): Hex {
-  return `0x${value.toString(16)}`;
-}
+export { bytesHex, quantity } from '../util/hex.js';
 
 /** A 32-byte word as `0x` + 64 hex digits. */
 export function word(value: bigint): Hex {

@@ -1,7 +1,8 @@
 /** The tracer hooks and the records the EVM bridge hands to them (geth's live-tracing model). */
 
-/** A lower-case 0x-prefixed hex string. */
-export type Hex = `0x${string}`;
+import type { Hex } from '../util/hex.js';
+
+export type { Hex };
 
 /** A value that JSON.stringify encodes losslessly; object key order is the output order. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

@@ -3,7 +3,7 @@ import t from 'tap';
 import { rmSync } from 'node:fs';
 import { blockHash, txHash } from '../../src/chain/block.js';
 import { BlockStore, BlockStoreError, type Receipt } from '../../src/chain/block-store.js';
-import { PlainKv } from '../../src/chain/plain-kv.js';
+import { PlainKv } from '../../src/store/index.js';
 import { join } from 'node:path';
 import { PROPOSER, address, fakeTx, receipt, signedBlock, topic } from './fixtures.js';
 

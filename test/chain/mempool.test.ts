@@ -8,7 +8,7 @@ import {
   Mempool,
   MempoolFullError,
   ReplacementUnderpricedError,
-  TxRejectedError,
+  CheckTxRejectedError,
   TxTooLargeError,
   type CheckResult,
   type MempoolOptions,
@@ -122,7 +122,7 @@ t.test('update drops included txs and txs made stale by the new nonce', async (t
   mempool.update(1, [a0]);
   t.same(order(mempool.txs()), ['0xa:2', '0xb:0']);
   t.same(mempool.stats(), { total: 2, executable: 2, future: 0 });
-  await t.rejects(mempool.add(tx({ sender: '0xa', nonce: 1, fee: 99 })), { constructor: TxRejectedError, message: /nonce too low/ });
+  await t.rejects(mempool.add(tx({ sender: '0xa', nonce: 1, fee: 99 })), { constructor: CheckTxRejectedError, message: /nonce too low/ });
 });
 
 t.test('ttl-duration evicts txs older than the duration', async (t) => {
@@ -154,13 +154,13 @@ t.test('ttl-num-blocks evicts txs that waited more than N blocks', async (t) => 
 t.test('keep-invalid-txs-in-cache remembers rejections without re-checking', async (t) => {
   const bad = tx({ sender: '0xa', nonce: 0, invalid: 'insufficient funds for gas * price + value' });
   const cached = pool({ keepInvalidTxsInCache: true });
-  await t.rejects(cached.mempool.add(bad), { constructor: TxRejectedError, message: /insufficient funds/ });
+  await t.rejects(cached.mempool.add(bad), { constructor: CheckTxRejectedError, message: /insufficient funds/ });
   await t.rejects(cached.mempool.add(bad), /insufficient funds/);
   t.equal(cached.checks(), 1, 'the second refusal came from the cache');
 
   const uncached = pool({ keepInvalidTxsInCache: false });
-  await t.rejects(uncached.mempool.add(bad), TxRejectedError);
-  await t.rejects(uncached.mempool.add(bad), TxRejectedError);
+  await t.rejects(uncached.mempool.add(bad), CheckTxRejectedError);
+  await t.rejects(uncached.mempool.add(bad), CheckTxRejectedError);
   t.equal(uncached.checks(), 2);
 });
 

@@ -8,11 +8,11 @@
  * them).
  */
 import { Command, Option } from 'clipanion';
-import { readFileSync } from 'node:fs';
-import { App, parseGenesisJson } from '../../app/index.js';
+import type { App } from '../../app/index.js';
 import { BlockStore } from '../../chain/block-store.js';
 import { loadConfig } from '../../config/index.js';
 import { Logger } from '../../log/logger.js';
+import { openHomeApp } from '../../node/app-options.js';
 import { defaultHome, homePaths } from '../../node/home.js';
 
 export class RollbackCommand extends Command {
@@ -38,24 +38,7 @@ export class RollbackCommand extends Command {
     let store: BlockStore | undefined;
     try {
       const config = await loadConfig(paths.home);
-      const genesis = parseGenesisJson(readFileSync(paths.genesis, 'utf8'));
-      const ss = config.app.stateStore;
-      app = await App.open(
-        paths.data,
-        {
-          commit: { snapshotInterval: 0 },
-          ss: {
-            backend: ss.backend,
-            evmSsSplit: ss.evmSsSplit,
-            evmSsSeparateDbs: ss.evmSsSeparateDbs,
-            asyncWriteBuffer: ss.asyncWriteBuffer,
-            keepRecent: 0,
-            pruneIntervalSeconds: 0,
-          },
-        },
-        genesis,
-        logger,
-      );
+      app = await openHomeApp(paths, config, logger, { maintenance: true });
       store = await BlockStore.open(paths.data);
       const appHeight = app.height();
       const storeHeight = store.latestHeight() ?? 0;

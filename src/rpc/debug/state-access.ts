@@ -6,6 +6,7 @@
  * timing and iteration details of Sei's store tracer that this node does not collect.
  */
 import type { JsonValue } from '../../trace/index.js';
+import { bytesHex } from '../../util/hex.js';
 
 /** What one module store was asked: hex keys and values without 0x, "" for an absent value. */
 export interface ModuleFootprint {
@@ -44,10 +45,6 @@ export interface StateAccess {
   readonly receipt: StateAccessReceipt;
 }
 
-function hex(bytes: Uint8Array): string {
-  return `0x${Buffer.from(bytes).toString('hex')}`;
-}
-
 function quantity(value: bigint | number): string {
   return `0x${value.toString(16)}`;
 }
@@ -55,15 +52,15 @@ function quantity(value: bigint | number): string {
 function formatReceipt(r: StateAccessReceipt): JsonValue {
   return {
     blockNumber: quantity(r.blockNumber),
-    contractAddress: r.contractAddress === null ? null : hex(r.contractAddress),
+    contractAddress: r.contractAddress === null ? null : bytesHex(r.contractAddress),
     cumulativeGasUsed: quantity(r.cumulativeGasUsed),
     effectiveGasPrice: quantity(r.effectiveGasPrice),
-    from: hex(r.from),
-    to: r.to === null ? null : hex(r.to),
+    from: bytesHex(r.from),
+    to: r.to === null ? null : bytesHex(r.to),
     gasUsed: quantity(r.gasUsed),
     status: quantity(r.status),
     type: quantity(r.type),
-    transactionHash: hex(r.transactionHash),
+    transactionHash: bytesHex(r.transactionHash),
     transactionIndex: quantity(r.transactionIndex),
   };
 }

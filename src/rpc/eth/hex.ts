@@ -1,14 +1,6 @@
 /** Hex encodings of the Ethereum JSON-RPC wire format: minimal quantities and 0x byte strings. */
 
-/** A quantity as geth writes it: minimal hex, `0x0` for zero. */
-export function quantity(value: bigint | number): string {
-  return `0x${value.toString(16)}`;
-}
-
-/** Bytes as 0x-prefixed lower-case hex (`0x` when empty). */
-export function bytesHex(bytes: Uint8Array): string {
-  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`;
-}
+export { bytesHex, quantity } from '../../util/hex.js';
 
 /** A quantity as a fixed-width 0x hex of `bytes` bytes (block nonce, signature words). */
 export function fixedHex(value: bigint, bytes: number): string {

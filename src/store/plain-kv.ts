@@ -2,11 +2,8 @@
  * PlainKv: a typed wrapper over the native unversioned RocksDB store that holds the block
  * store, tx index, receipts and logs (`data/blockstore`). Errors are the store's typed errors.
  */
-import { createRequire } from 'node:module';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { toStoreError } from '../store/errors.js';
+import { toStoreError } from './errors.js';
+import { native, type NativePlainKv } from './native.js';
 
 /** How `PlainKv.open` treats the directory. */
 export interface PlainKvOptions {
@@ -39,43 +36,7 @@ export interface PlainKvEntry {
   value: Buffer;
 }
 
-interface NativePlainKvObject {
-  get(key: Uint8Array): Buffer | undefined;
-  getMany(keys: Uint8Array[]): Array<Buffer | undefined>;
-  write(keys: Uint8Array[], values: Array<Uint8Array | null>, sync: boolean): Promise<void>;
-  range(start: Uint8Array | null, end: Uint8Array | null, reverse: boolean, limit: number): Buffer[];
-  close(): Promise<void>;
-}
-
-interface NativePlainKvClass {
-  open(dir: string, options: PlainKvOptions): Promise<NativePlainKvObject>;
-}
-
 const MAX_RANGE_LIMIT = 1 << 20;
-
-/** Finds build/Release/strata_native.node from src/chain or dist/src/chain. */
-function findAddon(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    const candidate = join(dir, 'build', 'Release', 'strata_native.node');
-    if (existsSync(candidate)) return candidate;
-    dir = dirname(dir);
-  }
-  throw new Error('the Strata native addon (build/Release/strata_native.node) is not built; run `bash scripts/setup.sh` first');
-}
-
-let nativeClass: NativePlainKvClass | undefined;
-
-/** The addon's NativePlainKv class, loaded on first use. */
-function nativePlainKv(): NativePlainKvClass {
-  if (nativeClass) return nativeClass;
-  const addon = createRequire(import.meta.url)(findAddon()) as { NativePlainKv?: NativePlainKvClass };
-  if (!addon.NativePlainKv) {
-    throw new Error('the Strata native addon predates the plain KV store; rebuild it with `npm run build:native`');
-  }
-  nativeClass = addon.NativePlainKv;
-  return nativeClass;
-}
 
 /** Runs a native call, rethrowing its error as the typed store error. */
 function typed<T>(fn: () => T): T {
@@ -98,14 +59,14 @@ async function typedAsync<T>(promise: () => Promise<T>): Promise<T> {
 /** An open plain KV store. */
 export class PlainKv {
   private constructor(
-    private readonly handle: NativePlainKvObject,
+    private readonly handle: NativePlainKv,
     /** Directory the store lives in. */
     readonly dir: string,
   ) {}
 
   /** Opens (or creates) the store in `dir`. */
   static async open(dir: string, options: PlainKvOptions = {}): Promise<PlainKv> {
-    const handle = await typedAsync(() => nativePlainKv().open(dir, options));
+    const handle = await typedAsync(() => native.NativePlainKv.open(dir, options));
     return new PlainKv(handle, dir);
   }
 

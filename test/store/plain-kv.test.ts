@@ -1,6 +1,6 @@
 /** The typed PlainKv wrapper over the native store. */
 import t from 'tap';
-import { PlainKv, prefixEnd } from '../../src/chain/plain-kv.js';
+import { PlainKv, prefixEnd } from '../../src/store/index.js';
 import { InvalidArgumentError, StoreClosedError, StoreIoError } from '../../src/store/errors.js';
 
 const b = (s: string): Buffer => Buffer.from(s, 'latin1');
