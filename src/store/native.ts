@@ -7,6 +7,8 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PlainKvOptions } from './plain-kv.js';
+import type { CommitStoreOptions } from './sc/commit-store.js';
+import type { DumpedTree } from './sc/dump-iavl.js';
 import type { MvccStoreOptions } from './state-store.js';
 
 /** Options as the addon reads them: the store options, plus the EVM SS sub-DB split. */
@@ -72,18 +74,8 @@ export interface NativeStore {
   close(): Promise<void>;
 }
 
-/** Options of the addon's commit store (see src/store/sc/commit-store.ts). */
-export interface NativeCommitOptions {
-  snapshotInterval?: number;
-  keepRecent?: number;
-  initialVersion?: number;
-  hashThreads?: number;
-  asyncSnapshot?: boolean;
-  flatkv?: boolean;
-  blockCacheBytes?: number;
-  snapshotWriteRateMbps?: number;
-  createIfMissing?: boolean;
-}
+/** Options of the addon's commit store: the SC options, plus whether to create missing directories. */
+export type NativeCommitOptions = CommitStoreOptions & { createIfMissing?: boolean };
 
 /** A commit as the addon reports it. */
 export interface NativeCommitResult {
@@ -92,15 +84,8 @@ export interface NativeCommitResult {
   storeInfos: Array<{ name: string; version: number; hash: Buffer }>;
 }
 
-/** What dump-iavl wrote for one module. */
-export interface NativeDumpedTree {
-  module: string;
-  exists: boolean;
-  version: number;
-  rootHash: string;
-  leaves: number;
-  path: string;
-}
+/** What dump-iavl wrote for one module, as the addon reports it. */
+export type NativeDumpedTree = DumpedTree;
 
 /** The addon's commit store object (memiavl + FlatKV). */
 export interface NativeCommitStore {
