@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "encoding.h"
 #include "strata/mvcc_store.h"
 #include "strata/status.h"
 #include "workload.h"
@@ -352,15 +353,7 @@ struct ReadTally {
   }
 
  private:
-  static std::string Hex(std::string_view bytes) {
-    static const char* digits = "0123456789abcdef";
-    std::string out;
-    for (unsigned char c : bytes) {
-      out.push_back(digits[c >> 4]);
-      out.push_back(digits[c & 15]);
-    }
-    return out;
-  }
+  static std::string Hex(std::string_view bytes) { return encoding::Hex(bytes); }
 
   static std::string Describe(const ExpectedRead& want, const std::optional<std::string>& got) {
     return "account " + std::to_string(want.account) + " at version " + std::to_string(want.version) +

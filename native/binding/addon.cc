@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "addon_data.h"
+#include "binding_base.h"
 #include "commit_store_binding.h"
 #include "mvcc_iterator_binding.h"
 #include "plain_kv_binding.h"
@@ -19,11 +20,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   MvccIteratorBinding::Init(env, exports);
   CommitStoreBinding::Init(env, exports);
   PlainKvBinding::Init(env, exports);
-  env.AddCleanupHook([open_stores] {
-    StateStoreBinding::CloseAll(*open_stores);
-    CommitStoreBinding::CloseAll(*open_stores);
-    PlainKvBinding::CloseAll(*open_stores);
-  });
+  env.AddCleanupHook([open_stores] { CloseAll(*open_stores); });
   return exports;
 }
 

@@ -9,18 +9,15 @@
 
 namespace strata::binding {
 
-class StateStoreBinding;
-class CommitStoreBinding;
-class PlainKvBinding;
+class OpenBinding;
 
 /// Stores still open in one environment; shared with the environment's cleanup hook,
 /// which may run after the instance data is gone.
 struct OpenStores {
-  std::set<StateStoreBinding*> stores;
-  std::set<CommitStoreBinding*> commit_stores;
-  std::set<PlainKvBinding*> plain_kvs;
+  std::set<OpenBinding*> bindings;
 };
 
+/// The addon's per-environment instance data.
 struct AddonData {
   Napi::FunctionReference store_constructor;
   Napi::FunctionReference iterator_constructor;

@@ -1,12 +1,11 @@
 #include "commit_store_binding.h"
 
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "convert.h"
-#include "sc/memiavl/dump_iavl.h"
-#include "sc/state_snapshot.h"
+#include "strata/dump_iavl.h"
+#include "strata/state_snapshot.h"
 
 namespace strata::binding {
 
@@ -14,33 +13,16 @@ namespace {
 
 sc::CommitStoreOptions ToCommitOptions(const Napi::Value& value) {
   sc::CommitStoreOptions options;
-  if (value.IsUndefined() || value.IsNull()) return options;
-  if (!value.IsObject()) ThrowInvalid(value.Env(), "commit store options must be an object");
-  Napi::Object o = value.As<Napi::Object>();
-  Napi::Env env = value.Env();
-  auto integer = [&](const char* name, int64_t min) -> std::optional<int64_t> {
-    if (!o.Has(name) || o.Get(name).IsUndefined()) return std::nullopt;
-    Napi::Value v = o.Get(name);
-    const double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1e300;
-    if (d < static_cast<double>(min) || d != static_cast<double>(static_cast<int64_t>(d)) || d > 9007199254740991.0) {
-      ThrowInvalid(env, std::string(name) + " must be an integer >= " + std::to_string(min));
-    }
-    return static_cast<int64_t>(d);
-  };
-  auto flag = [&](const char* name, bool* out) {
-    if (!o.Has(name) || o.Get(name).IsUndefined()) return;
-    if (!o.Get(name).IsBoolean()) ThrowInvalid(env, std::string(name) + " must be a boolean");
-    *out = o.Get(name).As<Napi::Boolean>().Value();
-  };
-  if (auto v = integer("snapshotInterval", 0)) options.memiavl.snapshot_interval = options.flatkv.snapshot_interval = *v;
-  if (auto v = integer("keepRecent", 0)) options.memiavl.keep_recent = options.flatkv.keep_recent = static_cast<int>(*v);
-  if (auto v = integer("initialVersion", 0)) options.memiavl.initial_version = *v;
-  if (auto v = integer("hashThreads", 1)) options.memiavl.hash_threads = options.flatkv.hash_threads = static_cast<int>(*v);
-  if (auto v = integer("blockCacheBytes", 1 << 20)) options.flatkv.block_cache_bytes = static_cast<uint64_t>(*v);
-  if (auto v = integer("snapshotWriteRateMbps", 0)) options.memiavl.snapshot_write_rate_mbps = *v;
-  flag("asyncSnapshot", &options.memiavl.async_snapshot);
-  flag("flatkv", &options.flatkv_enabled);
-  flag("createIfMissing", &options.memiavl.create_if_missing);
+  const OptionFields fields(value, "commit store options");
+  if (auto v = fields.Integer("snapshotInterval", 0)) options.memiavl.snapshot_interval = options.flatkv.snapshot_interval = *v;
+  if (auto v = fields.Integer("keepRecent", 0)) options.memiavl.keep_recent = options.flatkv.keep_recent = static_cast<int>(*v);
+  if (auto v = fields.Integer("initialVersion", 0)) options.memiavl.initial_version = *v;
+  if (auto v = fields.Integer("hashThreads", 1)) options.memiavl.hash_threads = options.flatkv.hash_threads = static_cast<int>(*v);
+  if (auto v = fields.Integer("blockCacheBytes", 1 << 20)) options.flatkv.block_cache_bytes = static_cast<uint64_t>(*v);
+  if (auto v = fields.Integer("snapshotWriteRateMbps", 0)) options.memiavl.snapshot_write_rate_mbps = *v;
+  fields.Flag("asyncSnapshot", &options.memiavl.async_snapshot);
+  fields.Flag("flatkv", &options.flatkv_enabled);
+  fields.Flag("createIfMissing", &options.memiavl.create_if_missing);
   options.flatkv.create_if_missing = options.memiavl.create_if_missing;
   return options;
 }
@@ -70,56 +52,23 @@ int64_t ToTargetVersion(const Napi::Value& value, const char* what) {
 }  // namespace
 
 void CommitStoreBinding::Init(Napi::Env env, Napi::Object exports) {
-  Napi::Function ctor = DefineClass(env, "NativeCommitStore",
-                                    {
-                                        StaticMethod<&CommitStoreBinding::Open>("open"),
-                                        StaticMethod<&CommitStoreBinding::DumpIavl>("dumpIavl"),
-                                        StaticMethod<&CommitStoreBinding::ImportSnapshot>("importSnapshot"),
-                                        InstanceMethod<&CommitStoreBinding::ExportSnapshot>("exportSnapshot"),
-                                        InstanceMethod<&CommitStoreBinding::Apply>("apply"),
-                                        InstanceMethod<&CommitStoreBinding::Working>("working"),
-                                        InstanceMethod<&CommitStoreBinding::Commit>("commit"),
-                                        InstanceMethod<&CommitStoreBinding::Last>("last"),
-                                        InstanceMethod<&CommitStoreBinding::Get>("get"),
-                                        InstanceMethod<&CommitStoreBinding::Range>("range"),
-                                        InstanceMethod<&CommitStoreBinding::Rollback>("rollback"),
-                                        InstanceMethod<&CommitStoreBinding::SnapshotVersions>("snapshotVersions"),
-                                        InstanceMethod<&CommitStoreBinding::WaitForSnapshot>("waitForSnapshot"),
-                                        InstanceMethod<&CommitStoreBinding::SnapshotStats>("snapshotStats"),
-                                        InstanceMethod<&CommitStoreBinding::Close>("close"),
-                                    });
-  GetAddonData(env).commit_store_constructor = Napi::Persistent(ctor);
-  exports.Set("NativeCommitStore", ctor);
-}
-
-void CommitStoreBinding::CloseAll(OpenStores& open_stores) {
-  for (CommitStoreBinding* binding : open_stores.commit_stores) {
-    binding->closing_ = true;
-    try {
-      binding->store_->Close();
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "StrataDB: closing the commit store at exit failed: %s\n", e.what());
-    }
-  }
-  open_stores.commit_stores.clear();
-}
-
-CommitStoreBinding::CommitStoreBinding(const Napi::CallbackInfo& info) : Napi::ObjectWrap<CommitStoreBinding>(info) {
-  if (info.Length() != 1 || !info[0].IsExternal()) {
-    throw Napi::TypeError::New(info.Env(), "NativeCommitStore is created by NativeCommitStore.open(memiavlDir, flatkvDir, options)");
-  }
-  store_.reset(info[0].As<Napi::External<sc::CommitStore>>().Data());
-  open_stores_ = GetAddonData(info.Env()).open_stores;
-  open_stores_->commit_stores.insert(this);
-}
-
-CommitStoreBinding::~CommitStoreBinding() {
-  if (open_stores_) open_stores_->commit_stores.erase(this);
-}
-
-sc::CommitStore& CommitStoreBinding::store(Napi::Env env) {
-  if (closing_) throw MakeError(env, ErrorCode::kClosed, "the commit store is closed; open it again before using it");
-  return *store_;
+  Define(env, exports,
+         {
+             StaticMethod<&CommitStoreBinding::Open>("open"),
+             StaticMethod<&CommitStoreBinding::DumpIavl>("dumpIavl"),
+             StaticMethod<&CommitStoreBinding::ImportSnapshot>("importSnapshot"),
+             InstanceMethod<&CommitStoreBinding::ExportSnapshot>("exportSnapshot"),
+             InstanceMethod<&CommitStoreBinding::Apply>("apply"),
+             InstanceMethod<&CommitStoreBinding::Working>("working"),
+             InstanceMethod<&CommitStoreBinding::Commit>("commit"),
+             InstanceMethod<&CommitStoreBinding::Last>("last"),
+             InstanceMethod<&CommitStoreBinding::Get>("get"),
+             InstanceMethod<&CommitStoreBinding::Range>("range"),
+             InstanceMethod<&CommitStoreBinding::Rollback>("rollback"),
+             InstanceMethod<&CommitStoreBinding::SnapshotVersions>("snapshotVersions"),
+             InstanceMethod<&CommitStoreBinding::WaitForSnapshot>("waitForSnapshot"),
+             InstanceMethod<&CommitStoreBinding::SnapshotStats>("snapshotStats"),
+         });
 }
 
 Napi::Value CommitStoreBinding::Open(const Napi::CallbackInfo& info) {
@@ -129,17 +78,9 @@ Napi::Value CommitStoreBinding::Open(const Napi::CallbackInfo& info) {
   if (memiavl_dir.empty()) ThrowInvalid(env, "memiavl directory is empty; pass <home>/data/committer.db");
   const sc::CommitStoreOptions options = Translate(env, [&] { return ToCommitOptions(info[2]); });
   if (options.flatkv_enabled && flatkv_dir.empty()) ThrowInvalid(env, "FlatKV directory is empty; pass <home>/data/flatkv");
-  auto opened = std::make_shared<std::unique_ptr<sc::CommitStore>>();
-  return PromiseWorker::Queue(
-      env, Napi::Object::New(env), [memiavl_dir, flatkv_dir, options, opened] {
-        *opened = sc::CommitStore::Open(memiavl_dir, flatkv_dir, options);
-      },
-      [opened](Napi::Env env) -> Napi::Value {
-        auto external = Napi::External<sc::CommitStore>::New(env, opened->get());
-        Napi::Object object = GetAddonData(env).commit_store_constructor.New({external});
-        opened->release();  // now owned by the JS object
-        return object;
-      });
+  return OpenAsync(env, [memiavl_dir, flatkv_dir, options] {
+    return sc::CommitStore::Open(memiavl_dir, flatkv_dir, options);
+  });
 }
 
 Napi::Value CommitStoreBinding::DumpIavl(const Napi::CallbackInfo& info) {
@@ -202,8 +143,7 @@ Napi::Value CommitStoreBinding::ImportSnapshot(const Napi::CallbackInfo& info) {
 
 Napi::Value CommitStoreBinding::ExportSnapshot(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  std::shared_ptr<sc::CommitStore> s = store_;
-  store(env);
+  std::shared_ptr<sc::CommitStore> s = shared_store(env);
   const std::string path = ToUtf8(info[0], "snapshot path");
   auto stats = std::make_shared<sc::StateSnapshotStats>();
   return PromiseWorker::Queue(env, Value(), [s, path, stats] { *stats = sc::ExportStateSnapshot(*s, path); },
@@ -218,22 +158,19 @@ Napi::Value CommitStoreBinding::Apply(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-Napi::Value CommitStoreBinding::Working(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  std::shared_ptr<sc::CommitStore> s = store_;
-  store(env);
+Napi::Value CommitStoreBinding::QueueResult(Napi::Env env, std::function<sc::CommitResult(sc::CommitStore&)> fn) {
+  std::shared_ptr<sc::CommitStore> s = shared_store(env);
   auto result = std::make_shared<sc::CommitResult>();
-  return PromiseWorker::Queue(env, Value(), [s, result] { *result = s->Working(); },
+  return PromiseWorker::Queue(env, Value(), [s, fn = std::move(fn), result] { *result = fn(*s); },
                               [result](Napi::Env env) -> Napi::Value { return ToJs(env, *result); });
 }
 
+Napi::Value CommitStoreBinding::Working(const Napi::CallbackInfo& info) {
+  return QueueResult(info.Env(), [](sc::CommitStore& s) { return s.Working(); });
+}
+
 Napi::Value CommitStoreBinding::Commit(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  std::shared_ptr<sc::CommitStore> s = store_;
-  store(env);
-  auto result = std::make_shared<sc::CommitResult>();
-  return PromiseWorker::Queue(env, Value(), [s, result] { *result = s->Commit(); },
-                              [result](Napi::Env env) -> Napi::Value { return ToJs(env, *result); });
+  return QueueResult(info.Env(), [](sc::CommitStore& s) { return s.Commit(); });
 }
 
 Napi::Value CommitStoreBinding::Last(const Napi::CallbackInfo& info) {
@@ -272,12 +209,9 @@ Napi::Value CommitStoreBinding::Range(const Napi::CallbackInfo& info) {
 
 Napi::Value CommitStoreBinding::Rollback(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  std::shared_ptr<sc::CommitStore> s = store_;
   store(env);
   const int64_t target = ToTargetVersion(info[0], "rollback target");
-  auto result = std::make_shared<sc::CommitResult>();
-  return PromiseWorker::Queue(env, Value(), [s, target, result] { *result = s->Rollback(target); },
-                              [result](Napi::Env env) -> Napi::Value { return ToJs(env, *result); });
+  return QueueResult(env, [target](sc::CommitStore& s) { return s.Rollback(target); });
 }
 
 Napi::Value CommitStoreBinding::SnapshotVersions(const Napi::CallbackInfo& info) {
@@ -291,8 +225,7 @@ Napi::Value CommitStoreBinding::SnapshotVersions(const Napi::CallbackInfo& info)
 
 Napi::Value CommitStoreBinding::WaitForSnapshot(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  std::shared_ptr<sc::CommitStore> s = store_;
-  store(env);
+  std::shared_ptr<sc::CommitStore> s = shared_store(env);
   return PromiseWorker::Queue(env, Value(), [s] { s->WaitForSnapshot(); });
 }
 
@@ -304,15 +237,6 @@ Napi::Value CommitStoreBinding::SnapshotStats(const Napi::CallbackInfo& info) {
   out.Set("bytes", Napi::Number::New(env, static_cast<double>(bytes)));
   out.Set("seconds", Napi::Number::New(env, seconds));
   return out;
-}
-
-Napi::Value CommitStoreBinding::Close(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  std::shared_ptr<sc::CommitStore> s = store_;
-  if (closing_) return PromiseWorker::Queue(env, Value(), [] {});
-  closing_ = true;
-  open_stores_->commit_stores.erase(this);
-  return PromiseWorker::Queue(env, Value(), [s] { s->Close(); });
 }
 
 }  // namespace strata::binding

@@ -4,22 +4,27 @@
 
 #include <napi.h>
 
+#include <functional>
 #include <memory>
 
-#include "addon_data.h"
-#include "sc/commit_store.h"
+#include "binding_base.h"
+#include "strata/commit_store.h"
 
 namespace strata::binding {
 
-class CommitStoreBinding : public Napi::ObjectWrap<CommitStoreBinding> {
+/// NativeCommitStore.
+class CommitStoreBinding : public StoreBinding<CommitStoreBinding, sc::CommitStore> {
  public:
+  /// Defines the class on `exports`.
   static void Init(Napi::Env env, Napi::Object exports);
-  /// Closes every commit store still open in an environment that is shutting down.
-  static void CloseAll(OpenStores& open_stores);
+
+  static constexpr StoreKind kKind{
+      "NativeCommitStore", "commit store",
+      "NativeCommitStore is created by NativeCommitStore.open(memiavlDir, flatkvDir, options)",
+      &AddonData::commit_store_constructor};
 
   /// Constructed only by NativeCommitStore.open, with the opened store as an External.
-  explicit CommitStoreBinding(const Napi::CallbackInfo& info);
-  ~CommitStoreBinding() override;
+  explicit CommitStoreBinding(const Napi::CallbackInfo& info) : StoreBinding(info) {}
 
  private:
   static Napi::Value Open(const Napi::CallbackInfo& info);
@@ -44,13 +49,8 @@ class CommitStoreBinding : public Napi::ObjectWrap<CommitStoreBinding> {
   Napi::Value SnapshotVersions(const Napi::CallbackInfo& info);
   Napi::Value WaitForSnapshot(const Napi::CallbackInfo& info);
   Napi::Value SnapshotStats(const Napi::CallbackInfo& info);
-  Napi::Value Close(const Napi::CallbackInfo& info);
-
-  sc::CommitStore& store(Napi::Env env);
-
-  std::shared_ptr<sc::CommitStore> store_;
-  std::shared_ptr<OpenStores> open_stores_;
-  bool closing_ = false;
+  /// Runs `fn` on the pool; the promise resolves to the commit result it returns.
+  Napi::Value QueueResult(Napi::Env env, std::function<sc::CommitResult(sc::CommitStore&)> fn);
 };
 
 }  // namespace strata::binding

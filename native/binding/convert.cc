@@ -74,6 +74,40 @@ Utf8Arg::Utf8Arg(const Napi::Value& value, const char* what) {
   }
 }
 
+OptionFields::OptionFields(const Napi::Value& value, const char* what) : env_(value.Env()) {
+  if (value.IsUndefined() || value.IsNull()) return;
+  if (!value.IsObject()) ThrowInvalid(env_, std::string(what) + " must be an object");
+  object_ = value.As<Napi::Object>();
+}
+
+std::optional<Napi::Value> OptionFields::Field(const char* name) const {
+  if (!object_ || !object_->Has(name)) return std::nullopt;
+  return object_->Get(name);
+}
+
+std::optional<Napi::Value> OptionFields::Defined(const char* name) const {
+  std::optional<Napi::Value> value = Field(name);
+  if (!value || value->IsUndefined()) return std::nullopt;
+  return value;
+}
+
+std::optional<int64_t> OptionFields::Integer(const char* name, int64_t min) const {
+  std::optional<Napi::Value> value = Defined(name);
+  if (!value) return std::nullopt;
+  const double d = value->IsNumber() ? value->As<Napi::Number>().DoubleValue() : -1e300;
+  if (d < static_cast<double>(min) || d != static_cast<double>(static_cast<int64_t>(d)) || d > kMaxSafeInteger) {
+    ThrowInvalid(env_, std::string(name) + " must be an integer >= " + std::to_string(min));
+  }
+  return static_cast<int64_t>(d);
+}
+
+void OptionFields::Flag(const char* name, bool* out) const {
+  std::optional<Napi::Value> value = Defined(name);
+  if (!value) return;
+  if (!value->IsBoolean()) ThrowInvalid(env_, std::string(name) + " must be a boolean");
+  *out = value->As<Napi::Boolean>().Value();
+}
+
 PromiseWorker::PromiseWorker(Napi::Env env, Napi::Object keep_alive, Work work, Resolve resolve)
     : Napi::AsyncWorker(env, "strata.store"),
       deferred_(Napi::Promise::Deferred::New(env)),
@@ -146,6 +180,17 @@ std::pair<Napi::Promise, std::function<void(const Error*)>> CrossThreadPromise::
     tsfn.Release();
   };
   return {promise, settle};
+}
+
+Napi::Promise CrossThreadPromise::Run(Napi::Env env, const char* name,
+                                      const std::function<void(std::function<void(const Error*)>)>& start) {
+  auto [promise, settle] = Create(env, name);
+  try {
+    start(settle);
+  } catch (const Error& e) {
+    settle(&e);
+  }
+  return promise;
 }
 
 }  // namespace strata::binding

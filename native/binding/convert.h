@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -42,6 +43,26 @@ class Utf8Arg {
   std::string large_;
   std::string_view view_;
 };
+/// The fields of an optional JS options object (undefined or null: no fields), each checked
+/// for its type so a wrong one is a STRATA_INVALID_ARGUMENT error naming the field.
+class OptionFields {
+ public:
+  /// `what` names the object in the error when `value` is none, e.g. "store options".
+  OptionFields(const Napi::Value& value, const char* what);
+  /// The field when the object has it, even when it is undefined.
+  std::optional<Napi::Value> Field(const char* name) const;
+  /// The field when the object has it and it is not undefined.
+  std::optional<Napi::Value> Defined(const char* name) const;
+  /// An integer field that is a safe integer >= `min`.
+  std::optional<int64_t> Integer(const char* name, int64_t min) const;
+  /// Sets `*out` from a boolean field, when there is one.
+  void Flag(const char* name, bool* out) const;
+
+ private:
+  Napi::Env env_;
+  std::optional<Napi::Object> object_;
+};
+
 /// A copy of `bytes` in a new Buffer.
 inline Napi::Buffer<char> ToBuffer(Napi::Env env, std::string_view bytes) {
   return Napi::Buffer<char>::Copy(env, bytes.data(), bytes.size());
@@ -87,6 +108,10 @@ class CrossThreadPromise {
  public:
   /// Returns the promise and a callback that settles it (callable once, from any thread).
   static std::pair<Napi::Promise, std::function<void(const Error*)>> Create(Napi::Env env, const char* name);
+  /// Calls `start` with the settling callback (it hands it to a writer thread) and returns
+  /// the promise; a strata::Error thrown by `start` itself rejects the promise instead.
+  static Napi::Promise Run(Napi::Env env, const char* name,
+                           const std::function<void(std::function<void(const Error*)>)>& start);
 };
 
 }  // namespace strata::binding

@@ -1,6 +1,5 @@
 #include "plain_kv_binding.h"
 
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -14,20 +13,10 @@ constexpr uint32_t kMaxRangeLimit = 1 << 20;
 
 PlainKvOptions ToPlainKvOptions(const Napi::Value& value) {
   PlainKvOptions options;
-  if (value.IsUndefined() || value.IsNull()) return options;
-  Napi::Env env = value.Env();
-  if (!value.IsObject()) ThrowInvalid(env, "plain KV options must be an object");
-  Napi::Object o = value.As<Napi::Object>();
-  auto flag = [&](const char* name, bool* out) {
-    Napi::Value v = o.Get(name);
-    if (v.IsUndefined()) return;
-    if (!v.IsBoolean()) ThrowInvalid(env, std::string(name) + " must be a boolean");
-    *out = v.As<Napi::Boolean>().Value();
-  };
-  flag("createIfMissing", &options.create_if_missing);
-  flag("readOnly", &options.read_only);
-  Napi::Value cache = o.Get("blockCacheBytes");
-  if (!cache.IsUndefined()) options.block_cache_bytes = ToVersion(cache, "blockCacheBytes");
+  const OptionFields fields(value, "plain KV options");
+  fields.Flag("createIfMissing", &options.create_if_missing);
+  fields.Flag("readOnly", &options.read_only);
+  if (auto cache = fields.Defined("blockCacheBytes")) options.block_cache_bytes = ToVersion(*cache, "blockCacheBytes");
   return options;
 }
 
@@ -40,47 +29,14 @@ std::string ToBound(const Napi::Value& value, const char* what) {
 }  // namespace
 
 void PlainKvBinding::Init(Napi::Env env, Napi::Object exports) {
-  Napi::Function ctor = DefineClass(env, "NativePlainKv",
-                                    {
-                                        StaticMethod<&PlainKvBinding::Open>("open"),
-                                        InstanceMethod<&PlainKvBinding::Get>("get"),
-                                        InstanceMethod<&PlainKvBinding::GetMany>("getMany"),
-                                        InstanceMethod<&PlainKvBinding::Write>("write"),
-                                        InstanceMethod<&PlainKvBinding::Range>("range"),
-                                        InstanceMethod<&PlainKvBinding::Close>("close"),
-                                    });
-  GetAddonData(env).plain_kv_constructor = Napi::Persistent(ctor);
-  exports.Set("NativePlainKv", ctor);
-}
-
-void PlainKvBinding::CloseAll(OpenStores& open_stores) {
-  for (PlainKvBinding* binding : open_stores.plain_kvs) {
-    binding->closing_ = true;
-    try {
-      binding->store_->Close();
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "StrataDB: closing the plain KV store at exit failed: %s\n", e.what());
-    }
-  }
-  open_stores.plain_kvs.clear();
-}
-
-PlainKvBinding::PlainKvBinding(const Napi::CallbackInfo& info) : Napi::ObjectWrap<PlainKvBinding>(info) {
-  if (info.Length() != 1 || !info[0].IsExternal()) {
-    throw Napi::TypeError::New(info.Env(), "NativePlainKv is created by NativePlainKv.open(dir, options)");
-  }
-  store_.reset(info[0].As<Napi::External<PlainKv>>().Data());
-  open_stores_ = GetAddonData(info.Env()).open_stores;
-  open_stores_->plain_kvs.insert(this);
-}
-
-PlainKvBinding::~PlainKvBinding() {
-  if (open_stores_) open_stores_->plain_kvs.erase(this);
-}
-
-PlainKv& PlainKvBinding::store(Napi::Env env) {
-  if (closing_) throw MakeError(env, ErrorCode::kClosed, "the plain KV store is closed; open it again before using it");
-  return *store_;
+  Define(env, exports,
+         {
+             StaticMethod<&PlainKvBinding::Open>("open"),
+             InstanceMethod<&PlainKvBinding::Get>("get"),
+             InstanceMethod<&PlainKvBinding::GetMany>("getMany"),
+             InstanceMethod<&PlainKvBinding::Write>("write"),
+             InstanceMethod<&PlainKvBinding::Range>("range"),
+         });
 }
 
 Napi::Value PlainKvBinding::Open(const Napi::CallbackInfo& info) {
@@ -88,15 +44,7 @@ Napi::Value PlainKvBinding::Open(const Napi::CallbackInfo& info) {
   const std::string dir = ToUtf8(info[0], "plain KV directory");
   if (dir.empty()) ThrowInvalid(env, "plain KV directory is empty; pass <home>/data/blockstore");
   const PlainKvOptions options = Translate(env, [&] { return ToPlainKvOptions(info[1]); });
-  auto opened = std::make_shared<std::unique_ptr<PlainKv>>();
-  return PromiseWorker::Queue(
-      env, Napi::Object::New(env), [dir, options, opened] { *opened = PlainKv::Open(dir, options); },
-      [opened](Napi::Env env) -> Napi::Value {
-        auto external = Napi::External<PlainKv>::New(env, opened->get());
-        Napi::Object object = GetAddonData(env).plain_kv_constructor.New({external});
-        opened->release();  // now owned by the JS object
-        return object;
-      });
+  return OpenAsync(env, [dir, options] { return PlainKv::Open(dir, options); });
 }
 
 Napi::Value PlainKvBinding::Get(const Napi::CallbackInfo& info) {
@@ -138,8 +86,7 @@ Napi::Value PlainKvBinding::Write(const Napi::CallbackInfo& info) {
     Napi::Value value = values.Get(i);
     if (!value.IsNull() && !value.IsUndefined()) (*ops)[i].value = std::string(ToBytes(value, "value"));
   }
-  std::shared_ptr<PlainKv> kv = store_;
-  store(env);  // throws when closed
+  std::shared_ptr<PlainKv> kv = shared_store(env);
   return PromiseWorker::Queue(env, Value(), [kv, ops, sync] { kv->Write(*ops, sync); });
 }
 
@@ -162,15 +109,6 @@ Napi::Value PlainKvBinding::Range(const Napi::CallbackInfo& info) {
     }
   });
   return out;
-}
-
-Napi::Value PlainKvBinding::Close(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (closing_) return PromiseWorker::Queue(env, Value(), [] {});
-  closing_ = true;
-  if (open_stores_) open_stores_->plain_kvs.erase(this);
-  std::shared_ptr<PlainKv> kv = store_;
-  return PromiseWorker::Queue(env, Value(), [kv] { kv->Close(); });
 }
 
 }  // namespace strata::binding

@@ -5,20 +5,23 @@
 
 #include <memory>
 
-#include "addon_data.h"
-#include "plain_kv.h"
+#include "binding_base.h"
+#include "strata/plain_kv.h"
 
 namespace strata::binding {
 
-class PlainKvBinding : public Napi::ObjectWrap<PlainKvBinding> {
+/// NativePlainKv.
+class PlainKvBinding : public StoreBinding<PlainKvBinding, PlainKv> {
  public:
+  /// Defines the class on `exports`.
   static void Init(Napi::Env env, Napi::Object exports);
-  /// Closes every plain KV store still open in an environment that is shutting down.
-  static void CloseAll(OpenStores& open_stores);
+
+  static constexpr StoreKind kKind{"NativePlainKv", "plain KV store",
+                                   "NativePlainKv is created by NativePlainKv.open(dir, options)",
+                                   &AddonData::plain_kv_constructor};
 
   /// Constructed only by NativePlainKv.open, with the opened store as an External.
-  explicit PlainKvBinding(const Napi::CallbackInfo& info);
-  ~PlainKvBinding() override;
+  explicit PlainKvBinding(const Napi::CallbackInfo& info) : StoreBinding(info) {}
 
  private:
   /// open(dir, {createIfMissing, readOnly, blockCacheBytes}): Promise of a NativePlainKv.
@@ -31,14 +34,6 @@ class PlainKvBinding : public Napi::ObjectWrap<PlainKvBinding> {
   Napi::Value Write(const Napi::CallbackInfo& info);
   /// range(start | null, end | null, reverse, limit): [key0, value0, key1, value1, ...].
   Napi::Value Range(const Napi::CallbackInfo& info);
-  /// close(): Promise<void>.
-  Napi::Value Close(const Napi::CallbackInfo& info);
-
-  PlainKv& store(Napi::Env env);
-
-  std::shared_ptr<PlainKv> store_;
-  std::shared_ptr<OpenStores> open_stores_;
-  bool closing_ = false;
 };
 
 }  // namespace strata::binding

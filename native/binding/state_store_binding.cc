@@ -17,39 +17,22 @@ namespace {
 
 StoreOptions ToStoreOptions(const Napi::Value& value) {
   StoreOptions options;
-  if (value.IsUndefined() || value.IsNull()) return options;
-  if (!value.IsObject()) ThrowInvalid(value.Env(), "store options must be an object");
-  Napi::Object o = value.As<Napi::Object>();
-  Napi::Env env = value.Env();
-  if (o.Has("backend")) options.layout = ParseLayout(ToUtf8(o.Get("backend"), "backend"));
-  auto integer = [&](const char* name, int64_t min) -> std::optional<int64_t> {
-    if (!o.Has(name) || o.Get(name).IsUndefined()) return std::nullopt;
-    Napi::Value v = o.Get(name);
-    double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1e300;
-    if (d < static_cast<double>(min) || d != static_cast<double>(static_cast<int64_t>(d)) || d > 9007199254740991.0) {
-      ThrowInvalid(env, std::string(name) + " must be an integer >= " + std::to_string(min));
-    }
-    return static_cast<int64_t>(d);
-  };
-  if (auto v = integer("asyncWriteBuffer", INT32_MIN)) {
+  const OptionFields fields(value, "store options");
+  if (auto v = fields.Field("backend")) options.layout = ParseLayout(ToUtf8(*v, "backend"));
+  if (auto v = fields.Integer("asyncWriteBuffer", INT32_MIN)) {
     options.async_write_buffer = static_cast<int>(std::max<int64_t>(*v, INT32_MIN));
   }
-  if (auto v = integer("changelogKeepEntries", 0)) options.changelog_keep_entries = static_cast<uint64_t>(*v);
-  if (auto v = integer("blockCacheBytes", 1 << 20)) options.block_cache_bytes = static_cast<uint64_t>(*v);
-  if (o.Has("logOnlyStores") && !o.Get("logOnlyStores").IsUndefined()) {
-    if (!o.Get("logOnlyStores").IsArray()) ThrowInvalid(env, "logOnlyStores must be an array of store names");
-    Napi::Array names = o.Get("logOnlyStores").As<Napi::Array>();
+  if (auto v = fields.Integer("changelogKeepEntries", 0)) options.changelog_keep_entries = static_cast<uint64_t>(*v);
+  if (auto v = fields.Integer("blockCacheBytes", 1 << 20)) options.block_cache_bytes = static_cast<uint64_t>(*v);
+  if (auto v = fields.Defined("logOnlyStores")) {
+    if (!v->IsArray()) ThrowInvalid(value.Env(), "logOnlyStores must be an array of store names");
+    Napi::Array names = v->As<Napi::Array>();
     for (uint32_t i = 0; i < names.Length(); ++i) options.log_only_stores.push_back(ToUtf8(names.Get(i), "logOnlyStores entry"));
   }
-  auto flag = [&](const char* name, bool* out) {
-    if (!o.Has(name) || o.Get(name).IsUndefined()) return;
-    if (!o.Get(name).IsBoolean()) ThrowInvalid(env, std::string(name) + " must be a boolean");
-    *out = o.Get(name).As<Napi::Boolean>().Value();
-  };
-  flag("statistics", &options.statistics);
-  flag("createIfMissing", &options.create_if_missing);
-  flag("readOnly", &options.read_only);
-  flag("deferRecovery", &options.defer_recovery);
+  fields.Flag("statistics", &options.statistics);
+  fields.Flag("createIfMissing", &options.create_if_missing);
+  fields.Flag("readOnly", &options.read_only);
+  fields.Flag("deferRecovery", &options.defer_recovery);
   return options;
 }
 
@@ -61,67 +44,37 @@ std::optional<std::string_view> OptionalBytes(const Napi::Value& value, const ch
 }  // namespace
 
 void StateStoreBinding::Init(Napi::Env env, Napi::Object exports) {
-  Napi::Function ctor = DefineClass(
-      env, "NativeStateStore",
-      {
-          StaticMethod<&StateStoreBinding::Open>("open"),
-          InstanceMethod<&StateStoreBinding::Get>("get"),
-          InstanceMethod<&StateStoreBinding::SetScratch>("setScratch"),
-          InstanceMethod<&StateStoreBinding::Has>("has"),
-          InstanceMethod<&StateStoreBinding::GetMany>("getMany"),
-          InstanceMethod<&StateStoreBinding::Apply>("apply"),
-          InstanceMethod<&StateStoreBinding::ApplyBlock>("applyBlock"),
-          InstanceMethod<&StateStoreBinding::Drain>("drain"),
-          InstanceMethod<&StateStoreBinding::Recover>("recover"),
-          InstanceMethod<&StateStoreBinding::CatchUpFrom>("catchUpFrom"),
-          InstanceMethod<&StateStoreBinding::LatestVersion>("latestVersion"),
-          InstanceMethod<&StateStoreBinding::EarliestVersion>("earliestVersion"),
-          InstanceMethod<&StateStoreBinding::SetLatestVersion>("setLatestVersion"),
-          InstanceMethod<&StateStoreBinding::SetEarliestVersion>("setEarliestVersion"),
-          InstanceMethod<&StateStoreBinding::Prune>("prune"),
-          InstanceMethod<&StateStoreBinding::Import>("import"),
-          InstanceMethod<&StateStoreBinding::Compact>("compact"),
-          InstanceMethod<&StateStoreBinding::Stats>("stats"),
-          InstanceMethod<&StateStoreBinding::WaitForCompactions>("waitForCompactions"),
-          InstanceMethod<&StateStoreBinding::FirstLoggedVersion>("firstLoggedVersion"),
-          InstanceMethod<&StateStoreBinding::Iterator>("iterator"),
-          InstanceMethod<&StateStoreBinding::RawIterator>("rawIterator"),
-          InstanceMethod<&StateStoreBinding::Close>("close"),
-      });
-  GetAddonData(env).store_constructor = Napi::Persistent(ctor);
-  exports.Set("NativeStateStore", ctor);
+  Define(env, exports,
+         {
+             StaticMethod<&StateStoreBinding::Open>("open"),
+             InstanceMethod<&StateStoreBinding::Get>("get"),
+             InstanceMethod<&StateStoreBinding::SetScratch>("setScratch"),
+             InstanceMethod<&StateStoreBinding::Has>("has"),
+             InstanceMethod<&StateStoreBinding::GetMany>("getMany"),
+             InstanceMethod<&StateStoreBinding::Apply>("apply"),
+             InstanceMethod<&StateStoreBinding::ApplyBlock>("applyBlock"),
+             InstanceMethod<&StateStoreBinding::Drain>("drain"),
+             InstanceMethod<&StateStoreBinding::Recover>("recover"),
+             InstanceMethod<&StateStoreBinding::CatchUpFrom>("catchUpFrom"),
+             InstanceMethod<&StateStoreBinding::LatestVersion>("latestVersion"),
+             InstanceMethod<&StateStoreBinding::EarliestVersion>("earliestVersion"),
+             InstanceMethod<&StateStoreBinding::SetLatestVersion>("setLatestVersion"),
+             InstanceMethod<&StateStoreBinding::SetEarliestVersion>("setEarliestVersion"),
+             InstanceMethod<&StateStoreBinding::Prune>("prune"),
+             InstanceMethod<&StateStoreBinding::Import>("import"),
+             InstanceMethod<&StateStoreBinding::Compact>("compact"),
+             InstanceMethod<&StateStoreBinding::Stats>("stats"),
+             InstanceMethod<&StateStoreBinding::WaitForCompactions>("waitForCompactions"),
+             InstanceMethod<&StateStoreBinding::FirstLoggedVersion>("firstLoggedVersion"),
+             InstanceMethod<&StateStoreBinding::Iterator>("iterator"),
+             InstanceMethod<&StateStoreBinding::RawIterator>("rawIterator"),
+         });
 }
 
-void StateStoreBinding::CloseAll(OpenStores& open_stores) {
-  for (StateStoreBinding* binding : open_stores.stores) {
-    binding->closing_ = true;
-    try {
-      binding->store_->Close();
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "StrataDB: closing state store at exit failed: %s\n", e.what());
-    }
-  }
-  open_stores.stores.clear();
-}
-
-StateStoreBinding::StateStoreBinding(const Napi::CallbackInfo& info) : Napi::ObjectWrap<StateStoreBinding>(info) {
-  if (info.Length() != 1 || !info[0].IsExternal()) {
-    throw Napi::TypeError::New(info.Env(), "NativeStateStore is created by NativeStateStore.open(kind, dir, options)");
-  }
-  store_.reset(info[0].As<Napi::External<VersionedStore>>().Data());
-  open_stores_ = GetAddonData(info.Env()).open_stores;
-  open_stores_->stores.insert(this);
-}
-
-StateStoreBinding::~StateStoreBinding() {
-  if (open_stores_) open_stores_->stores.erase(this);
-}
-
-VersionedStore& StateStoreBinding::store(Napi::Env env) {
-  if (closing_) {
-    throw MakeError(env, ErrorCode::kClosed, "the state store is closed; open it again before using it");
-  }
-  return *store_;
+MvccStore& StateStoreBinding::mvcc(Napi::Env env, const char* what) {
+  auto* s = dynamic_cast<MvccStore*>(&store(env));
+  if (s == nullptr) throw MakeError(env, ErrorCode::kNotSupported, what);
+  return *s;
 }
 
 Napi::Value StateStoreBinding::Open(const Napi::CallbackInfo& info) {
@@ -132,21 +85,10 @@ Napi::Value StateStoreBinding::Open(const Napi::CallbackInfo& info) {
   if (dir.empty()) ThrowInvalid(env, "store directory is empty; pass the state store's directory, e.g. <home>/data/pebbledb");
   StoreOptions options = Translate(env, [&] { return ToStoreOptions(info[2]); });
   bool separate_dbs = info[2].IsObject() && info[2].As<Napi::Object>().Get("separateDbs").ToBoolean().Value();
-  auto opened = std::make_shared<std::unique_ptr<VersionedStore>>();
-  return PromiseWorker::Queue(env, Napi::Object::New(env),
-      [kind, dir, options, separate_dbs, opened] {
-        if (kind == "evm") {
-          *opened = EvmStateStore::Open(dir, EvmStoreOptions{options, separate_dbs});
-        } else {
-          *opened = MvccStore::Open(dir, options);
-        }
-      },
-      [opened](Napi::Env env) -> Napi::Value {
-        auto external = Napi::External<VersionedStore>::New(env, opened->get());
-        Napi::Object object = GetAddonData(env).store_constructor.New({external});
-        opened->release();  // now owned by the JS object
-        return object;
-      });
+  return OpenAsync(env, [kind, dir, options, separate_dbs]() -> std::unique_ptr<VersionedStore> {
+    if (kind == "evm") return EvmStateStore::Open(dir, EvmStoreOptions{options, separate_dbs});
+    return MvccStore::Open(dir, options);
+  });
 }
 
 namespace {
@@ -210,15 +152,19 @@ class CountingSink final : public ValueSink {
 
 }  // namespace
 
-Napi::Value StateStoreBinding::Get(const Napi::CallbackInfo& info) {
+void StateStoreBinding::ReadKey(const Napi::CallbackInfo& info, ValueSink& sink, bool into_scratch) {
   Napi::Env env = info.Env();
   VersionedStore& s = store(env);
   Utf8Arg name(info[0], "store name");
   uint64_t version = ToVersion(info[1], "version");
   std::string_view key = ToBytes(info[2], "key");
-  if (scratch_ == nullptr) ThrowInvalid(env, "call setScratch(buffer) before get");
-  ScratchSink sink(env, scratch_, scratch_capacity_);
+  if (into_scratch && scratch_ == nullptr) ThrowInvalid(env, "call setScratch(buffer) before get");
   Translate(env, [&] { s.Read(name.view(), version, &key, 1, sink); });
+}
+
+Napi::Value StateStoreBinding::Get(const Napi::CallbackInfo& info) {
+  ScratchSink sink(info.Env(), scratch_, scratch_capacity_);
+  ReadKey(info, sink, true);
   return sink.result();
 }
 
@@ -232,14 +178,9 @@ Napi::Value StateStoreBinding::SetScratch(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value StateStoreBinding::Has(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  VersionedStore& s = store(env);
-  Utf8Arg name(info[0], "store name");
-  uint64_t version = ToVersion(info[1], "version");
-  std::string_view key = ToBytes(info[2], "key");
   CountingSink sink;
-  Translate(env, [&] { s.Read(name.view(), version, &key, 1, sink); });
-  return Napi::Boolean::New(env, sink.found() > 0);
+  ReadKey(info, sink, false);
+  return Napi::Boolean::New(info.Env(), sink.found() > 0);
 }
 
 Napi::Value StateStoreBinding::GetMany(const Napi::CallbackInfo& info) {
@@ -277,13 +218,9 @@ Napi::Value StateStoreBinding::Apply(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   VersionedStore& s = store(env);
   std::string entry(ToBytes(info[0], "changelog entry"));
-  auto [promise, settle] = CrossThreadPromise::Create(env, "strata.apply");
-  try {
-    s.ApplyEncodedAsync(std::move(entry), settle);
-  } catch (const Error& e) {
-    settle(&e);
-  }
-  return promise;
+  return CrossThreadPromise::Run(env, "strata.apply", [&](WriteCallback settle) {
+    s.ApplyEncodedAsync(std::move(entry), std::move(settle));
+  });
 }
 
 Napi::Value StateStoreBinding::ApplyBlock(const Napi::CallbackInfo& info) {
@@ -291,25 +228,15 @@ Napi::Value StateStoreBinding::ApplyBlock(const Napi::CallbackInfo& info) {
   auto* evm = dynamic_cast<EvmStateStore*>(&store(env));
   if (evm == nullptr) ThrowInvalid(env, "applyBlock is a method of the EVM SS");
   std::string_view entry = ToBytes(info[0], "block entry");
-  auto [promise, settle] = CrossThreadPromise::Create(env, "strata.apply");
-  try {
-    evm->ApplyBlockAsync(entry, settle);
-  } catch (const Error& e) {
-    settle(&e);
-  }
-  return promise;
+  return CrossThreadPromise::Run(env, "strata.apply", [&](WriteCallback settle) {
+    evm->ApplyBlockAsync(entry, std::move(settle));
+  });
 }
 
 Napi::Value StateStoreBinding::Drain(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   VersionedStore& s = store(env);
-  auto [promise, settle] = CrossThreadPromise::Create(env, "strata.drain");
-  try {
-    s.Drain(settle);
-  } catch (const Error& e) {
-    settle(&e);
-  }
-  return promise;
+  return CrossThreadPromise::Run(env, "strata.drain", [&](WriteCallback settle) { s.Drain(std::move(settle)); });
 }
 
 Napi::Value StateStoreBinding::Recover(const Napi::CallbackInfo& info) {
@@ -332,32 +259,34 @@ Napi::Value StateStoreBinding::CatchUpFrom(const Napi::CallbackInfo& info) {
   return PromiseWorker::Queue(env, keep, [evm, cosmos] { evm->CatchUpFrom(*cosmos); });
 }
 
-Napi::Value StateStoreBinding::LatestVersion(const Napi::CallbackInfo& info) {
+Napi::Value StateStoreBinding::GetVersion(const Napi::CallbackInfo& info, uint64_t (VersionedStore::*get)() const) {
   Napi::Env env = info.Env();
   VersionedStore& s = store(env);
-  return FromVersion(env, Translate(env, [&] { return s.LatestVersion(); }));
+  return FromVersion(env, Translate(env, [&] { return (s.*get)(); }));
+}
+
+Napi::Value StateStoreBinding::SetVersion(const Napi::CallbackInfo& info, void (VersionedStore::*set)(uint64_t)) {
+  Napi::Env env = info.Env();
+  VersionedStore& s = store(env);
+  uint64_t version = ToVersion(info[0], "version");
+  Translate(env, [&] { (s.*set)(version); });
+  return env.Undefined();
+}
+
+Napi::Value StateStoreBinding::LatestVersion(const Napi::CallbackInfo& info) {
+  return GetVersion(info, &VersionedStore::LatestVersion);
 }
 
 Napi::Value StateStoreBinding::EarliestVersion(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  VersionedStore& s = store(env);
-  return FromVersion(env, Translate(env, [&] { return s.EarliestVersion(); }));
+  return GetVersion(info, &VersionedStore::EarliestVersion);
 }
 
 Napi::Value StateStoreBinding::SetLatestVersion(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  VersionedStore& s = store(env);
-  uint64_t version = ToVersion(info[0], "version");
-  Translate(env, [&] { s.SetLatestVersion(version); });
-  return env.Undefined();
+  return SetVersion(info, &VersionedStore::SetLatestVersion);
 }
 
 Napi::Value StateStoreBinding::SetEarliestVersion(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  VersionedStore& s = store(env);
-  uint64_t version = ToVersion(info[0], "version");
-  Translate(env, [&] { s.SetEarliestVersion(version); });
-  return env.Undefined();
+  return SetVersion(info, &VersionedStore::SetEarliestVersion);
 }
 
 Napi::Value StateStoreBinding::Prune(const Napi::CallbackInfo& info) {
@@ -394,23 +323,20 @@ Napi::Value StateStoreBinding::Import(const Napi::CallbackInfo& info) {
 
 Napi::Value StateStoreBinding::Compact(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  auto* s = dynamic_cast<MvccStore*>(&store(env));
-  if (s == nullptr) throw MakeError(env, ErrorCode::kNotSupported, "manual compaction is offered by MVCC stores only");
+  MvccStore* s = &mvcc(env, "manual compaction is offered by MVCC stores only");
   return PromiseWorker::Queue(env, Value(), [s] { s->Compact(); });
 }
 
 Napi::Value StateStoreBinding::WaitForCompactions(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  auto* s = dynamic_cast<MvccStore*>(&store(env));
-  if (s == nullptr) throw MakeError(env, ErrorCode::kNotSupported, "waitForCompactions is offered by MVCC stores only");
+  MvccStore* s = &mvcc(env, "waitForCompactions is offered by MVCC stores only");
   return PromiseWorker::Queue(env, Value(), [s] { s->WaitForCompactions(); });
 }
 
 Napi::Value StateStoreBinding::FirstLoggedVersion(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  auto* s = dynamic_cast<MvccStore*>(&store(env));
-  if (s == nullptr) throw MakeError(env, ErrorCode::kNotSupported, "firstLoggedVersion is offered by MVCC stores only");
-  std::optional<uint64_t> version = Translate(env, [&] { return s->FirstLoggedVersion(); });
+  MvccStore& s = mvcc(env, "firstLoggedVersion is offered by MVCC stores only");
+  std::optional<uint64_t> version = Translate(env, [&] { return s.FirstLoggedVersion(); });
   return version ? FromVersion(env, *version) : env.Undefined();
 }
 
@@ -444,25 +370,9 @@ Napi::Value StateStoreBinding::Iterator(const Napi::CallbackInfo& info) {
 
 Napi::Value StateStoreBinding::RawIterator(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  auto* s = dynamic_cast<MvccStore*>(&store(env));
-  if (s == nullptr) {
-    throw MakeError(env, ErrorCode::kNotSupported, "raw iteration is not supported by the EVM SS; dump the Cosmos SS");
-  }
-  auto it = Translate(env, [&] { return s->NewRawIterator(); });
+  MvccStore& s = mvcc(env, "raw iteration is not supported by the EVM SS; dump the Cosmos SS");
+  auto it = Translate(env, [&] { return s.NewRawIterator(); });
   return MvccIteratorBinding::Wrap(env, Value(), this, std::move(it));
 }
-
-Napi::Value StateStoreBinding::Close(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (closing_) {
-    return PromiseWorker::Queue(env, Value(), [] {});
-  }
-  closing_ = true;
-  open_stores_->stores.erase(this);
-  VersionedStore* s = store_.get();
-  return PromiseWorker::Queue(env, Value(), [s] { s->Close(); });
-}
-
-bool StateStoreBinding::closing() const { return closing_; }
 
 }  // namespace strata::binding

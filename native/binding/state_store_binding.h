@@ -6,25 +6,24 @@
 
 #include <memory>
 
-#include "addon_data.h"
+#include "binding_base.h"
+#include "strata/mvcc_store.h"
 #include "strata/versioned_store.h"
 
 namespace strata::binding {
 
-class StateStoreBinding : public Napi::ObjectWrap<StateStoreBinding> {
+/// NativeStateStore.
+class StateStoreBinding : public StoreBinding<StateStoreBinding, VersionedStore> {
  public:
+  /// Defines the class on `exports`.
   static void Init(Napi::Env env, Napi::Object exports);
-  /// Closes every store still open in an environment that is shutting down.
-  static void CloseAll(OpenStores& open_stores);
+
+  static constexpr StoreKind kKind{"NativeStateStore", "state store",
+                                   "NativeStateStore is created by NativeStateStore.open(kind, dir, options)",
+                                   &AddonData::store_constructor};
 
   /// Constructed only by NativeStateStore.open, with the opened store as an External.
-  explicit StateStoreBinding(const Napi::CallbackInfo& info);
-  ~StateStoreBinding() override;
-
-  /// The store, or a STRATA_CLOSED error once close() was called.
-  VersionedStore& store(Napi::Env env);
-  /// Whether close() was called (iterators check it before touching the store).
-  bool closing() const;
+  explicit StateStoreBinding(const Napi::CallbackInfo& info) : StoreBinding(info) {}
 
  private:
   static Napi::Value Open(const Napi::CallbackInfo& info);
@@ -53,14 +52,19 @@ class StateStoreBinding : public Napi::ObjectWrap<StateStoreBinding> {
   Napi::Value FirstLoggedVersion(const Napi::CallbackInfo& info);
   Napi::Value Iterator(const Napi::CallbackInfo& info);
   Napi::Value RawIterator(const Napi::CallbackInfo& info);
-  Napi::Value Close(const Napi::CallbackInfo& info);
+  /// Reads the key named by (store, version, key) arguments into `sink`; `into_scratch`
+  /// requires setScratch() to have been called.
+  void ReadKey(const Napi::CallbackInfo& info, ValueSink& sink, bool into_scratch);
+  /// Reads one of the store's version markers.
+  Napi::Value GetVersion(const Napi::CallbackInfo& info, uint64_t (VersionedStore::*get)() const);
+  /// setXVersion(version): raises one of the store's version markers.
+  Napi::Value SetVersion(const Napi::CallbackInfo& info, void (VersionedStore::*set)(uint64_t));
+  /// The store as an MVCC store, or a STRATA_NOT_SUPPORTED error saying `what` needs one.
+  MvccStore& mvcc(Napi::Env env, const char* what);
 
-  std::unique_ptr<VersionedStore> store_;
-  std::shared_ptr<OpenStores> open_stores_;
   Napi::ObjectReference scratch_ref_;
   char* scratch_ = nullptr;
   size_t scratch_capacity_ = 0;
-  bool closing_ = false;
 };
 
 }  // namespace strata::binding

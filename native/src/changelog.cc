@@ -80,13 +80,7 @@ Changelog::Changelog(std::string dir, uint64_t segment_bytes)
   std::error_code ec;
   fs::create_directories(dir_, ec);
   if (ec) throw Error(ErrorCode::kIo, "cannot create changelog directory " + dir_ + ": " + ec.message());
-  for (const auto& e : fs::directory_iterator(dir_)) {
-    std::string name = e.path().filename().string();
-    if (name.size() != 20 || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
-    segments_.push_back({std::stoull(name), e.path().string()});
-  }
-  std::sort(segments_.begin(), segments_.end(),
-            [](const Segment& a, const Segment& b) { return a.first_index < b.first_index; });
+  segments_ = ListSegments(dir_);
   OpenTail();
 }
 
@@ -219,9 +213,13 @@ void Changelog::ReplayVersionRange(uint64_t min_version, uint64_t max_version,
 
 void Changelog::ReadOnlyReplay(const std::string& dir, uint64_t min_version, uint64_t max_version,
                                const std::function<void(std::string_view)>& fn) {
-  std::vector<Segment> segments;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return;
+  ReplaySegments(ListSegments(dir), min_version, max_version, true, fn);
+}
+
+std::vector<Changelog::Segment> Changelog::ListSegments(const std::string& dir) {
+  std::vector<Segment> segments;
   for (const auto& e : fs::directory_iterator(dir)) {
     std::string name = e.path().filename().string();
     if (name.size() != 20 || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
@@ -229,7 +227,7 @@ void Changelog::ReadOnlyReplay(const std::string& dir, uint64_t min_version, uin
   }
   std::sort(segments.begin(), segments.end(),
             [](const Segment& a, const Segment& b) { return a.first_index < b.first_index; });
-  ReplaySegments(segments, min_version, max_version, true, fn);
+  return segments;
 }
 
 void Changelog::ReplaySegments(const std::vector<Segment>& segments, uint64_t min_version,

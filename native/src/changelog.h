@@ -64,6 +64,8 @@ class Changelog {
     std::string path;
   };
   void OpenTail();
+  /// The segment files in `dir`, by first index.
+  static std::vector<Segment> ListSegments(const std::string& dir);
   void StartSegment(uint64_t first_index);
   std::vector<std::string> ReadFrames(const std::string& path, bool repair_tail);
   /// Calls `fn` for each frame of a segment until it returns false; a damaged frame reached

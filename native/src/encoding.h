@@ -9,6 +9,22 @@
 
 namespace strata::encoding {
 
+/// Appends the hex of `bytes` to `out`, lower case unless `upper_case` (dump-iavl's format).
+inline void AppendHex(std::string* out, std::string_view bytes, bool upper_case = false) {
+  const char* digits = upper_case ? "0123456789ABCDEF" : "0123456789abcdef";
+  for (unsigned char c : bytes) {
+    out->push_back(digits[c >> 4]);
+    out->push_back(digits[c & 0x0f]);
+  }
+}
+
+/// The lower-case hex of `bytes`.
+inline std::string Hex(std::string_view bytes) {
+  std::string out;
+  AppendHex(&out, bytes);
+  return out;
+}
+
 inline void PutFixed64LE(std::string* out, uint64_t v) {
   char buf[8];
   for (int i = 0; i < 8; ++i) buf[i] = static_cast<char>(v >> (8 * i));

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "layout_engine.h"
+#include "open_error.h"
 
 namespace strata {
 
@@ -54,12 +55,8 @@ bool LayoutEngine::BackgroundWorkPending() const {
   return false;
 }
 
-void ThrowIfOpenFailed(const rocksdb::Status& status, const std::string& dir) {
-  if (status.IsIOError() && status.ToString().find("lock") != std::string::npos) {
-    throw Error(ErrorCode::kIo, "state store " + dir + " is in use by another process (" + status.ToString() +
-                                    "); stop that process (e.g. a running node) before opening it");
-  }
-  ThrowIfError(status, "open state store at " + dir);
+void ThrowIfStateStoreOpenFailed(const rocksdb::Status& status, const std::string& dir) {
+  ThrowIfOpenFailed(status, "state store " + dir, "open state store at " + dir);
 }
 
 void CheckKey(std::string_view key, const char* what) {

@@ -86,8 +86,8 @@ std::unique_ptr<LayoutEngine> OpenRocksdbLayout(const std::string& dir, const St
 rocksdb::Options BaseOptions(const StoreOptions& options, bool whole_key_filtering,
                              std::shared_ptr<rocksdb::Statistics>* statistics);
 
-/// Throws for a failed DB::Open of `dir`, saying what to do when another process holds it.
-void ThrowIfOpenFailed(const rocksdb::Status& status, const std::string& dir);
+/// ThrowIfOpenFailed (open_error.h) under the state store's names for `dir`.
+void ThrowIfStateStoreOpenFailed(const rocksdb::Status& status, const std::string& dir);
 
 /// Throws kInvalidArgument unless store and key are usable (non-empty key).
 void CheckKey(std::string_view key, const char* what);

@@ -394,19 +394,23 @@ class MvccStoreImpl {
     room_cv_.notify_all();
   }
 
+  // Waits for the next job of `queue`; false once it is empty and `done` is set.
+  bool PopJob(std::deque<Job>& queue, std::condition_variable& cv, const bool& done, Job* job) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv.wait(lock, [&] { return done || !queue.empty(); });
+    if (queue.empty()) return false;
+    *job = std::move(queue.front());
+    queue.pop_front();
+    return true;
+  }
+
   // Takes entries from the caller, appends them to the changelog, hands them to the applier.
   void LoggerLoop() {
     const size_t capacity = static_cast<size_t>(std::max(options_.async_write_buffer, 1));
     int appends = 0;
     for (;;) {
       Job job;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        log_cv_.wait(lock, [&] { return stopping_ || !log_queue_.empty(); });
-        if (log_queue_.empty()) return;
-        job = std::move(log_queue_.front());
-        log_queue_.pop_front();
-      }
+      if (!PopJob(log_queue_, log_cv_, stopping_, &job)) return;
       if (job.kind == Job::kEntry && !HasFailed()) {
         try {
           job.index = changelog_->Append(job.entry);
@@ -431,13 +435,7 @@ class MvccStoreImpl {
   void ApplierLoop() {
     for (;;) {
       Job job;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        apply_cv_.wait(lock, [&] { return logger_done_ || !apply_queue_.empty(); });
-        if (apply_queue_.empty()) return;
-        job = std::move(apply_queue_.front());
-        apply_queue_.pop_front();
-      }
+      if (!PopJob(apply_queue_, apply_cv_, logger_done_, &job)) return;
       room_cv_.notify_one();
       if (job.kind == Job::kEntry) {
         if (!HasFailed()) {

@@ -219,10 +219,10 @@ class PebbleLayout final : public LayoutEngine {
     options_.prefix_extractor = NewMvccUserKeyExtractor();
     rocksdb::DB* raw = nullptr;
     if (options.read_only) {
-      ThrowIfOpenFailed(rocksdb::DB::OpenForReadOnly(options_, dir, &raw), dir);
+      ThrowIfStateStoreOpenFailed(rocksdb::DB::OpenForReadOnly(options_, dir, &raw), dir);
     } else {
       ClearIngestLeftovers(dir_);
-      ThrowIfOpenFailed(rocksdb::DB::Open(options_, dir, &raw), dir);
+      ThrowIfStateStoreOpenFailed(rocksdb::DB::Open(options_, dir, &raw), dir);
     }
     db_.reset(raw);
   }

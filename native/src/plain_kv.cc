@@ -1,4 +1,4 @@
-#include "plain_kv.h"
+#include "strata/plain_kv.h"
 
 #include <rocksdb/cache.h>
 #include <rocksdb/convenience.h>
@@ -10,7 +10,9 @@
 #include <rocksdb/write_batch.h>
 
 #include <cstdio>
+#include <shared_mutex>
 
+#include "open_error.h"
 #include "strata/status.h"
 
 namespace strata {
@@ -20,9 +22,9 @@ namespace {
 // Runs when the last owner (the store or an iterator outliving Close) lets go. A destructor
 // cannot throw, so a failed close is reported on stderr rather than lost.
 void CloseAndDelete(rocksdb::DB* db) {
-  rocksdb::Status status = db->Close();
+  std::unique_ptr<rocksdb::DB> owned(db);  // DB::Open handed out a raw owning pointer
+  rocksdb::Status status = owned->Close();
   if (!status.ok()) std::fprintf(stderr, "StrataDB: closing a plain KV store failed: %s\n", status.ToString().c_str());
-  delete db;  // NOLINT: rocksdb::DB::Open hands out a raw owning pointer; this deleter is its owner
 }
 
 rocksdb::Options MakeOptions(const PlainKvOptions& options) {
@@ -43,48 +45,90 @@ rocksdb::Options MakeOptions(const PlainKvOptions& options) {
 
 }  // namespace
 
-PlainKvIterator::PlainKvIterator(std::shared_ptr<rocksdb::DB> db, PlainKvRange range)
-    : db_(std::move(db)), range_(std::move(range)), lower_(range_.start), upper_(range_.end) {
-  rocksdb::ReadOptions read_options;
-  if (!range_.start.empty()) read_options.iterate_lower_bound = &lower_;
-  if (!range_.end.empty()) read_options.iterate_upper_bound = &upper_;
-  it_.reset(db_->NewIterator(read_options));
-  if (range_.reverse) {
-    it_->SeekToLast();  // the upper bound makes this the last key below `end`
-  } else {
-    it_->SeekToFirst();  // the lower bound makes this the first key at or above `start`
+class PlainKvIterator::Impl {
+ public:
+  Impl(std::shared_ptr<rocksdb::DB> db, PlainKvRange range)
+      : db_(std::move(db)), range_(std::move(range)), lower_(range_.start), upper_(range_.end) {
+    rocksdb::ReadOptions read_options;
+    if (!range_.start.empty()) read_options.iterate_lower_bound = &lower_;
+    if (!range_.end.empty()) read_options.iterate_upper_bound = &upper_;
+    it_.reset(db_->NewIterator(read_options));
+    if (range_.reverse) {
+      it_->SeekToLast();  // the upper bound makes this the last key below `end`
+    } else {
+      it_->SeekToFirst();  // the lower bound makes this the first key at or above `start`
+    }
+    CheckStatus();
   }
-  CheckStatus();
-}
-
-PlainKvIterator::~PlainKvIterator() {
-  it_.reset();  // the iterator must go before the database it reads
-}
-
-bool PlainKvIterator::Valid() const { return it_->Valid(); }
-
-void PlainKvIterator::Next() {
-  if (range_.reverse) {
-    it_->Prev();
-  } else {
-    it_->Next();
+  ~Impl() {
+    it_.reset();  // the iterator must go before the database it reads
   }
-  CheckStatus();
-}
 
-std::string_view PlainKvIterator::key() const {
-  rocksdb::Slice k = it_->key();
-  return {k.data(), k.size()};
-}
+  bool Valid() const { return it_->Valid(); }
+  void Next() {
+    if (range_.reverse) {
+      it_->Prev();
+    } else {
+      it_->Next();
+    }
+    CheckStatus();
+  }
+  std::string_view key() const {
+    rocksdb::Slice k = it_->key();
+    return {k.data(), k.size()};
+  }
+  std::string_view value() const {
+    rocksdb::Slice v = it_->value();
+    return {v.data(), v.size()};
+  }
 
-std::string_view PlainKvIterator::value() const {
-  rocksdb::Slice v = it_->value();
-  return {v.data(), v.size()};
-}
+ private:
+  void CheckStatus() const {
+    if (!it_->Valid()) ThrowIfError(it_->status(), "iterating the plain KV store");
+  }
 
-void PlainKvIterator::CheckStatus() const {
-  if (!it_->Valid()) ThrowIfError(it_->status(), "iterating the plain KV store");
-}
+  std::shared_ptr<rocksdb::DB> db_;  // keeps the database open while the iterator lives
+  PlainKvRange range_;               // owns the bytes the bounds below point into
+  rocksdb::Slice lower_;
+  rocksdb::Slice upper_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+};
+
+PlainKvIterator::PlainKvIterator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PlainKvIterator::~PlainKvIterator() = default;
+bool PlainKvIterator::Valid() const { return impl_->Valid(); }
+void PlainKvIterator::Next() { impl_->Next(); }
+std::string_view PlainKvIterator::key() const { return impl_->key(); }
+std::string_view PlainKvIterator::value() const { return impl_->value(); }
+
+class PlainKv::Impl {
+ public:
+  Impl(std::string dir, std::shared_ptr<rocksdb::DB> db, bool read_only)
+      : dir(std::move(dir)), read_only(read_only), db_(std::move(db)) {}
+
+  /// The open database, shared so Close cannot free it under a running call.
+  std::shared_ptr<rocksdb::DB> db() const {
+    std::shared_lock lock(mutex_);
+    if (!db_) throw Error(ErrorCode::kClosed, "the plain KV store at " + dir + " is closed; open it again before using it");
+    return db_;
+  }
+  /// Hands the database over to Close; null once closed.
+  std::shared_ptr<rocksdb::DB> Take() {
+    std::unique_lock lock(mutex_);
+    return std::move(db_);
+  }
+  bool closed() const {
+    std::shared_lock lock(mutex_);
+    return db_ == nullptr;
+  }
+
+  const std::string dir;
+  const bool read_only;
+
+ private:
+  mutable std::shared_mutex mutex_;  // guards db_ itself, not the database
+  std::shared_ptr<rocksdb::DB> db_;
+};
 
 std::unique_ptr<PlainKv> PlainKv::Open(const std::string& dir, const PlainKvOptions& options) {
   if (dir.empty()) throw Error(ErrorCode::kInvalidArgument, "plain KV directory is empty; pass e.g. <home>/data/blockstore");
@@ -96,65 +140,54 @@ std::unique_ptr<PlainKv> PlainKv::Open(const std::string& dir, const PlainKvOpti
   rocksdb::DB* raw = nullptr;
   rocksdb::Status status = options.read_only ? rocksdb::DB::OpenForReadOnly(db_options, dir, &raw)
                                              : rocksdb::DB::Open(db_options, dir, &raw);
-  if (!status.ok()) {
-    std::string hint = status.IsIOError() && status.ToString().find("lock") != std::string::npos
-                           ? " (another process holds it; stop that node first)"
-                           : "";
-    if (!options.create_if_missing && status.IsInvalidArgument()) hint = " (it does not exist; initialise the home first)";
-    ThrowIfError(status, "opening the plain KV store at " + dir + hint);
-  }
+  const char* hint = !options.create_if_missing && status.IsInvalidArgument()
+                         ? " (it does not exist; initialise the home first)"
+                         : "";
+  ThrowIfOpenFailed(status, "plain KV store " + dir, "opening the plain KV store at " + dir + hint);
   std::shared_ptr<rocksdb::DB> db(raw, CloseAndDelete);
-  return std::unique_ptr<PlainKv>(new PlainKv(dir, std::move(db), options.read_only));
+  return std::make_unique<PlainKv>(std::make_unique<Impl>(dir, std::move(db), options.read_only));
 }
 
-PlainKv::PlainKv(std::string dir, std::shared_ptr<rocksdb::DB> db, bool read_only)
-    : dir_(std::move(dir)), db_(std::move(db)), read_only_(read_only) {}
+PlainKv::PlainKv(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 PlainKv::~PlainKv() {
   try {
     Close();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "StrataDB: closing the plain KV store at %s failed: %s\n", dir_.c_str(), e.what());
+    std::fprintf(stderr, "StrataDB: closing the plain KV store at %s failed: %s\n", impl_->dir.c_str(), e.what());
   }
 }
 
-std::shared_ptr<rocksdb::DB> PlainKv::db() const {
-  std::shared_lock lock(mutex_);
-  if (!db_) throw Error(ErrorCode::kClosed, "the plain KV store at " + dir_ + " is closed; open it again before using it");
-  return db_;
-}
+bool PlainKv::closed() const { return impl_->closed(); }
 
-bool PlainKv::closed() const {
-  std::shared_lock lock(mutex_);
-  return db_ == nullptr;
-}
+const std::string& PlainKv::dir() const { return impl_->dir; }
 
 std::optional<std::string> PlainKv::Get(std::string_view key) const {
-  std::shared_ptr<rocksdb::DB> database = db();
+  std::shared_ptr<rocksdb::DB> database = impl_->db();
   std::string value;
   rocksdb::Status status = database->Get(rocksdb::ReadOptions(), database->DefaultColumnFamily(),
                                          rocksdb::Slice(key.data(), key.size()), &value);
   if (status.IsNotFound()) return std::nullopt;
-  ThrowIfError(status, "reading the plain KV store at " + dir_);
+  ThrowIfError(status, "reading the plain KV store at " + impl_->dir);
   return value;
 }
 
 std::vector<std::optional<std::string>> PlainKv::MultiGet(const std::vector<std::string>& keys) const {
   std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
   std::vector<std::string> values;
-  std::vector<rocksdb::Status> statuses = db()->MultiGet(rocksdb::ReadOptions(), slices, &values);
+  std::vector<rocksdb::Status> statuses = impl_->db()->MultiGet(rocksdb::ReadOptions(), slices, &values);
   std::vector<std::optional<std::string>> out(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
     if (statuses[i].IsNotFound()) continue;
-    ThrowIfError(statuses[i], "reading the plain KV store at " + dir_);
+    ThrowIfError(statuses[i], "reading the plain KV store at " + impl_->dir);
     out[i] = std::move(values[i]);
   }
   return out;
 }
 
 void PlainKv::Write(const std::vector<PlainKvOp>& ops, bool sync) {
-  std::shared_ptr<rocksdb::DB> database = db();
-  if (read_only_) throw Error(ErrorCode::kNotSupported, "the plain KV store at " + dir_ + " is open read-only; reopen it writable to write");
+  std::shared_ptr<rocksdb::DB> database = impl_->db();
+  if (impl_->read_only) throw Error(ErrorCode::kNotSupported, "the plain KV store at " + impl_->dir + " is open read-only; reopen it writable to write");
   rocksdb::WriteBatch batch;
   for (const PlainKvOp& op : ops) {
     if (op.key.empty()) throw Error(ErrorCode::kInvalidArgument, "plain KV keys must not be empty");
@@ -162,29 +195,25 @@ void PlainKv::Write(const std::vector<PlainKvOp>& ops, bool sync) {
   }
   rocksdb::WriteOptions write_options;
   write_options.sync = sync;
-  ThrowIfError(database->Write(write_options, &batch), "writing the plain KV store at " + dir_);
+  ThrowIfError(database->Write(write_options, &batch), "writing the plain KV store at " + impl_->dir);
 }
 
 std::unique_ptr<PlainKvIterator> PlainKv::Iterate(const PlainKvRange& range) const {
-  std::shared_ptr<rocksdb::DB> database = db();
+  std::shared_ptr<rocksdb::DB> database = impl_->db();
   if (!range.start.empty() && !range.end.empty() && range.start > range.end) {
     throw Error(ErrorCode::kInvalidArgument, "plain KV range start is after its end; pass start <= end");
   }
-  return std::unique_ptr<PlainKvIterator>(new PlainKvIterator(std::move(database), range));
+  return std::make_unique<PlainKvIterator>(std::make_unique<PlainKvIterator::Impl>(std::move(database), range));
 }
 
 void PlainKv::Close() {
-  std::shared_ptr<rocksdb::DB> db;
-  {
-    std::unique_lock lock(mutex_);
-    db = std::move(db_);
-  }
+  std::shared_ptr<rocksdb::DB> db = impl_->Take();
   if (!db) return;
   // A call still running or an iterator still reading holds its own reference; the last
   // one to let go closes the database through CloseAndDelete.
   if (db.use_count() > 1) return;  // an iterator still reads it; the last one closes it
-  if (!read_only_) ThrowIfError(db->FlushWAL(true), "syncing the plain KV store's log at " + dir_);
-  ThrowIfError(db->Close(), "closing the plain KV store at " + dir_);
+  if (!impl_->read_only) ThrowIfError(db->FlushWAL(true), "syncing the plain KV store's log at " + impl_->dir);
+  ThrowIfError(db->Close(), "closing the plain KV store at " + impl_->dir);
 }
 
 }  // namespace strata

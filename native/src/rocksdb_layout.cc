@@ -149,10 +149,10 @@ class RocksdbLayout final : public LayoutEngine {
       std::vector<std::string> existing;
       ThrowIfError(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(o), dir, &existing), "list column families of " + dir);
       if (std::find(existing.begin(), existing.end(), kDataFamily) == existing.end()) families.pop_back();
-      ThrowIfOpenFailed(rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(o), dir, families, &handles, &raw), dir);
+      ThrowIfStateStoreOpenFailed(rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(o), dir, families, &handles, &raw), dir);
     } else {
       ClearIngestLeftovers(dir_);
-      ThrowIfOpenFailed(rocksdb::DB::Open(rocksdb::DBOptions(o), dir, families, &handles, &raw), dir);
+      ThrowIfStateStoreOpenFailed(rocksdb::DB::Open(rocksdb::DBOptions(o), dir, families, &handles, &raw), dir);
     }
     db_.reset(raw);
     default_cf_ = handles[0];

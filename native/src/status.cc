@@ -2,6 +2,8 @@
 
 #include <rocksdb/status.h>
 
+#include "open_error.h"
+
 namespace strata {
 
 const char* ErrorCodeName(ErrorCode code) {
@@ -24,6 +26,20 @@ void ThrowIfError(const rocksdb::Status& status, const std::string& what) {
   if (status.IsInvalidArgument()) code = ErrorCode::kInvalidArgument;
   if (status.IsNotSupported()) code = ErrorCode::kNotSupported;
   throw Error(code, what + ": " + status.ToString());
+}
+
+Error InUseError(const std::string& store, const std::string& detail) {
+  return Error(ErrorCode::kIo, store + " is in use by another process" + (detail.empty() ? "" : " (" + detail + ")") +
+                                   "; stop that process (e.g. a running node) before opening it");
+}
+
+void ThrowIfOpenFailed(const rocksdb::Status& status, const std::string& store, const std::string& action) {
+  // RocksDB reports a LOCK file held by another process as a plain IOError; only its text
+  // tells it apart from a disk failure.
+  if (status.IsIOError() && status.ToString().find("lock") != std::string::npos) {
+    throw InUseError(store, status.ToString());
+  }
+  ThrowIfError(status, action);
 }
 
 }  // namespace strata

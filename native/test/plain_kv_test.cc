@@ -1,5 +1,5 @@
 // Tests of PlainKv: the unversioned RocksDB store behind the block store.
-#include "plain_kv.h"
+#include "strata/plain_kv.h"
 
 #include <gtest/gtest.h>
 

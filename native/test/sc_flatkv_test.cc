@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "changelog.h"
+#include "encoding.h"
 #include "sc/flatkv/block_changes.h"
 #include "sc/flatkv/row_format.h"
 #include "sc/flatkv/row_import.h"
@@ -69,15 +70,7 @@ std::string Be64(uint64_t v) {
   return out;
 }
 std::string Hash32(int n) { return std::string(31, '\x11') + static_cast<char>(n); }
-std::string Hex(std::string_view bytes) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(digits[c >> 4]);
-    out.push_back(digits[c & 15]);
-  }
-  return out;
-}
+using encoding::Hex;
 
 // ---- reference model -------------------------------------------------------------------------
 

@@ -6,20 +6,13 @@
 #include <string>
 #include <string_view>
 
+#include "encoding.h"
 #include "sc/sha256.h"
 
 namespace strata::sc::test {
 
 /// Lower-case hex of `bytes`.
-inline std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 0x0f]);
-  }
-  return out;
-}
+inline std::string Hex(std::string_view bytes) { return encoding::Hex(bytes); }
 
 /// Lower-case hex of a digest.
 inline std::string Hex(const Sha256Digest& digest) { return Hex(DigestView(digest)); }

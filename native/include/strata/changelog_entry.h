@@ -19,9 +19,11 @@ namespace strata {
 /// Builds an encoded entry incrementally, without intermediate containers.
 class ChangelogEntryEncoder {
  public:
+  /// Starts the entry of `version`; `reserve_bytes` sizes the buffer up front.
   explicit ChangelogEntryEncoder(uint64_t version, size_t reserve_bytes = 0);
   /// Starts a changeset; exactly `pair_count` AddPair calls must follow (Finish checks).
   void BeginChangeset(std::string_view name, uint32_t pair_count);
+  /// Adds one pair of the open changeset (value nullopt = delete).
   void AddPair(std::string_view key, std::optional<std::string_view> value);
   /// Returns the encoded entry; the encoder must not be used afterwards. Throws
   /// kInvalidArgument if a changeset got fewer or more pairs than it announced.
@@ -41,6 +43,7 @@ class ChangelogEntryEncoder {
 
 /// Callbacks for walking an encoded entry without copying it.
 struct ChangelogEntryVisitor {
+  /// One changeset begins: its store name and how many pairs follow.
   std::function<void(std::string_view name, uint32_t pair_count)> on_changeset;
   /// `value` is nullopt for a delete.
   std::function<void(std::string_view key, std::optional<std::string_view> value)> on_pair;

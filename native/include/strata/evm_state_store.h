@@ -55,6 +55,7 @@ class EvmStateStore final : public VersionedStore {
   /// Same, for a whole block's entry (every store's changesets, as the Cosmos SS logs it):
   /// only its "evm" changesets are kept. Lets a split node encode each block once.
   void ApplyBlockAsync(std::string_view block_entry, WriteCallback done);
+  /// Runs `done` once every entry submitted before it has been applied by every DB.
   void Drain(WriteCallback done) override;
   /// Point reads of store "evm" (see MvccStore::Read); other store names are an error.
   void Read(std::string_view store, uint64_t version, const std::string_view* keys, size_t count,
@@ -68,7 +69,9 @@ class EvmStateStore final : public VersionedStore {
   uint64_t LatestVersion() const override;
   /// The highest earliest version of its DBs: the floor every DB can serve.
   uint64_t EarliestVersion() const override;
+  /// Raises the latest marker of every DB (never lowers it).
   void SetLatestVersion(uint64_t version) override;
+  /// Raises the earliest marker of every DB (never lowers it).
   void SetEarliestVersion(uint64_t version) override;
   /// Prunes every DB (in parallel); versions_deleted is the sum.
   PruneResult Prune(uint64_t version) override;
@@ -76,9 +79,12 @@ class EvmStateStore final : public VersionedStore {
   void Import(uint64_t version, const std::vector<ImportItem>& items) override;
   /// Sums over the DBs.
   StoreStats Stats() const override;
+  /// Drains and closes every DB.
   void Close() override;
 
+  /// Whether the store keeps one DB per EVM key kind.
   bool separate_dbs() const { return dbs_.size() > 1; }
+  /// The directory the store was opened in.
   const std::string& dir() const { return dir_; }
 
  private:

@@ -64,6 +64,7 @@ class MvccStore final : public VersionedStore {
   /// Newest value of `key` at or below `version`; nullopt when absent, deleted, or when
   /// `version` is below the earliest retained version.
   std::optional<std::string> Get(std::string_view store, uint64_t version, std::string_view key);
+  /// Whether `key` has a live value at or below `version`.
   bool Has(std::string_view store, uint64_t version, std::string_view key);
   /// Point reads of `count` keys at one version without copying: `sink` sees every value
   /// found (absent, deleted and below-floor keys are skipped). Get and GetMany wrap it.
@@ -77,11 +78,14 @@ class MvccStore final : public VersionedStore {
   std::unique_ptr<MvccIterator> NewIterator(std::string_view store, uint64_t version,
                                             std::optional<std::string_view> start,
                                             std::optional<std::string_view> end, bool reverse) override;
+  /// Iterator over every stored version of every key (for dump tools).
   std::unique_ptr<RawIterator> NewRawIterator();
 
   // ---- versions ------------------------------------------------------------------------
 
+  /// The newest version written (the latest marker).
   uint64_t LatestVersion() const override;
+  /// The oldest version still readable (the earliest marker).
   uint64_t EarliestVersion() const override;
   /// Raises the latest marker (never lowers it).
   void SetLatestVersion(uint64_t version) override;
@@ -101,12 +105,16 @@ class MvccStore final : public VersionedStore {
   void WaitForCompactions();
   /// Version of the oldest entry still in the changelog (nullopt if none); works read-only.
   std::optional<uint64_t> FirstLoggedVersion() const;
+  /// Write and compaction counters, and the changelog's index range.
   StoreStats Stats() const override;
+  /// The on-disk layout the store was opened with.
   Layout layout() const;
+  /// The directory the store was opened in.
   const std::string& dir() const;
 
   /// Drains the writer, stops its threads and closes the DB. Further calls throw kClosed.
   void Close() override;
+  /// Whether Close was called.
   bool closed() const;
 
  private:

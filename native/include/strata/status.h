@@ -32,6 +32,7 @@ class Error : public std::runtime_error {
  public:
   Error(ErrorCode code, const std::string& message)
       : std::runtime_error(message), code_(code) {}
+  /// The error's stable category.
   ErrorCode code() const { return code_; }
 
  private:

@@ -94,10 +94,13 @@ using WriteCallback = std::function<void(const Error* error)>;
 class MvccIterator {
  public:
   virtual ~MvccIterator() = default;
+  /// True while the iterator is on a key inside its range.
   virtual bool Valid() const = 0;
+  /// Moves to the next key in iteration order.
   virtual void Next() = 0;
   /// Key with the store prefix stripped.
   virtual std::string_view key() const = 0;
+  /// The value of the current key.
   virtual std::string_view value() const = 0;
 };
 

@@ -13,6 +13,7 @@
 
 namespace strata {
 
+/// A state store (MVCC store or EVM SS) as callers and bindings use it.
 class VersionedStore {
  public:
   virtual ~VersionedStore() = default;
@@ -30,7 +31,9 @@ class VersionedStore {
   virtual std::unique_ptr<MvccIterator> NewIterator(std::string_view store, uint64_t version,
                                                     std::optional<std::string_view> start,
                                                     std::optional<std::string_view> end, bool reverse) = 0;
+  /// The newest version written.
   virtual uint64_t LatestVersion() const = 0;
+  /// The oldest version still readable.
   virtual uint64_t EarliestVersion() const = 0;
   /// Raises the latest marker (never lowers it).
   virtual void SetLatestVersion(uint64_t version) = 0;
@@ -40,6 +43,7 @@ class VersionedStore {
   virtual PruneResult Prune(uint64_t version) = 0;
   /// Writes items at one version, bypassing the changelog.
   virtual void Import(uint64_t version, const std::vector<ImportItem>& items) = 0;
+  /// Write and compaction counters, and the changelog's index range.
   virtual StoreStats Stats() const = 0;
   /// Drains, stops writers and closes; later calls throw kClosed.
   virtual void Close() = 0;

@@ -13,21 +13,9 @@
 #include <string_view>
 #include <vector>
 
+#include "strata/commit_types.h"
+
 namespace strata::sc {
-
-/// One store's entry in a commit: its name and CommitID {version, hash}.
-struct StoreInfo {
-  std::string name;
-  int64_t version = 0;
-  /// The store's root hash (32 bytes for IAVL and FlatKV); empty for stores that have none,
-  /// such as the mem stores the SDK lists for compatibility.
-  std::string hash;
-
-  bool operator==(const StoreInfo& other) const {
-    return name == other.name && version == other.version && hash == other.hash;
-  }
-  bool operator!=(const StoreInfo& other) const { return !(*this == other); }
-};
 
 /// Name of the extra entry through which FlatKV's LtHash checksum enters the app hash.
 inline constexpr std::string_view kEvmLatticeStoreName = "evm_lattice";

@@ -1,57 +1,102 @@
-#include "sc/commit_store.h"
+#include "strata/commit_store.h"
 
 #include <algorithm>
+#include <functional>
 #include <future>
+#include <mutex>
 
+#include "sc/commit_info.h"
+#include "sc/flatkv/flatkv_store.h"
+#include "sc/memiavl/memiavl_db.h"
 #include "strata/changelog_entry.h"
 #include "strata/status.h"
 
 namespace strata::sc {
 
+class CommitStore::Impl {
+ public:
+  void CheckOpen() const {
+    if (closed) throw Error(ErrorCode::kClosed, "the state-commitment store is closed; reopen it");
+  }
+  void JoinFlatKvPrep() {
+    if (flatkv_prep.valid()) flatkv_prep.get();
+  }
+  bool IsFlatKv(std::string_view store) const { return flatkv != nullptr && store == kEvmStore; }
+  CommitResult ResultOf(int64_t version, std::vector<StoreInfo> infos, const std::string* lattice) const {
+    CommitResult result;
+    result.version = version;
+    result.infos = lattice ? WithEvmLatticeInfo(std::move(infos), version, *lattice) : std::move(infos);
+    result.app_hash = AppHash(result.infos);
+    return result;
+  }
+
+  /// Runs memiavl's half of a result while `lattice` computes FlatKV's, and combines them.
+  /// The lattice task borrows this frame, so it is awaited even when memiavl's half throws.
+  CommitResult WithLattice(int64_t version, std::future<std::string>& lattice,
+                           const std::function<std::vector<StoreInfo>()>& memiavl_half) const {
+    std::vector<StoreInfo> infos;
+    try {
+      infos = memiavl_half();
+    } catch (...) {
+      lattice.wait();
+      throw;
+    }
+    const std::string hash = lattice.get();
+    return ResultOf(version, std::move(infos), &hash);
+  }
+
+  mutable std::mutex mu;
+  std::unique_ptr<MemIavlDb> memiavl;
+  std::unique_ptr<FlatKvStore> flatkv;
+  // FlatKV reads its old rows and hashes a block's changes while memiavl applies them; any
+  // later use of FlatKV joins this first (FlatKV serialises its calls itself, so this is for
+  // the failure, not for safety).
+  std::future<void> flatkv_prep;
+  bool closed = false;
+};
+
+CommitStore::CommitStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+CommitStore::~CommitStore() = default;
+
 std::unique_ptr<CommitStore> CommitStore::Open(const std::string& memiavl_dir, const std::string& flatkv_dir,
                                                const CommitStoreOptions& options) {
-  std::unique_ptr<CommitStore> store(new CommitStore());
-  store->memiavl_ = MemIavlDb::Open(memiavl_dir, options.memiavl);
-  if (!options.flatkv_enabled) return store;
-  FlatKvOptions flatkv_options = options.flatkv;
-  flatkv_options.read_only = options.memiavl.read_only;
-  store->flatkv_ = FlatKvStore::Open(flatkv_dir, flatkv_options);
-  const int64_t tree_version = store->memiavl_->Version();
-  const int64_t flat_version = store->flatkv_->Version();
-  if (flat_version == tree_version || options.memiavl.read_only) return store;
-  if (tree_version == flat_version + 1) {
-    // Killed between the two commits: the block is not committed until both have it.
-    store->memiavl_->Rollback(flat_version);
-    return store;
+  auto impl = std::make_unique<Impl>();
+  impl->memiavl = MemIavlDb::Open(memiavl_dir, options.memiavl);
+  if (options.flatkv_enabled) {
+    FlatKvOptions flatkv_options = options.flatkv;
+    flatkv_options.read_only = options.memiavl.read_only;
+    impl->flatkv = FlatKvStore::Open(flatkv_dir, flatkv_options);
+    const int64_t tree_version = impl->memiavl->Version();
+    const int64_t flat_version = impl->flatkv->Version();
+    if (flat_version != tree_version && !options.memiavl.read_only) {
+      if (tree_version != flat_version + 1) {
+        throw Error(ErrorCode::kCorruption,
+                    "state commitment is inconsistent: memiavl is at version " + std::to_string(tree_version) +
+                        " but FlatKV at " + std::to_string(flat_version) +
+                        "; run `stratad rollback` to a version both reach, or restore from a state-sync snapshot");
+      }
+      // Killed between the two commits: the block is not committed until both have it.
+      impl->memiavl->Rollback(flat_version);
+    }
   }
-  throw Error(ErrorCode::kCorruption,
-              "state commitment is inconsistent: memiavl is at version " + std::to_string(tree_version) +
-                  " but FlatKV at " + std::to_string(flat_version) +
-                  "; run `stratad rollback` to a version both reach, or restore from a state-sync snapshot");
-}
-
-void CommitStore::CheckOpen() const {
-  if (closed_) throw Error(ErrorCode::kClosed, "the state-commitment store is closed; reopen it");
-}
-
-void CommitStore::JoinFlatKvPrep() {
-  if (flatkv_prep_.valid()) flatkv_prep_.get();
+  return std::make_unique<CommitStore>(std::move(impl));
 }
 
 void CommitStore::Apply(std::string_view store, std::string_view key, std::optional<std::string_view> value) {
-  std::lock_guard<std::mutex> lock(mu_);
-  CheckOpen();
-  if (IsFlatKv(store)) {
-    JoinFlatKvPrep();
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->CheckOpen();
+  if (impl_->IsFlatKv(store)) {
+    impl_->JoinFlatKvPrep();
     if (value) {
-      flatkv_->Set(key, *value);
+      impl_->flatkv->Set(key, *value);
     } else {
-      flatkv_->Delete(key);
+      impl_->flatkv->Delete(key);
     }
   } else if (value) {
-    memiavl_->Set(store, key, *value);
+    impl_->memiavl->Set(store, key, *value);
   } else {
-    memiavl_->Delete(store, key);
+    impl_->memiavl->Delete(store, key);
   }
 }
 
@@ -89,117 +134,94 @@ void CommitStore::ApplyEntry(std::string_view entry) {
                                  [](const Change& a, const Change& b) { return a.key == b.key; }),
                      cs.changes.end());
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  CheckOpen();
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->CheckOpen();
   bool flatkv_changed = false;
   for (const Changeset& cs : changesets) {
-    if (!IsFlatKv(cs.name)) continue;
-    JoinFlatKvPrep();
+    if (!impl_->IsFlatKv(cs.name)) continue;
+    impl_->JoinFlatKvPrep();
     for (const Change& change : cs.changes) {
       if (change.value) {
-        flatkv_->Set(change.key, *change.value);
+        impl_->flatkv->Set(change.key, *change.value);
       } else {
-        flatkv_->Delete(change.key);
+        impl_->flatkv->Delete(change.key);
       }
     }
     flatkv_changed = true;
   }
   if (flatkv_changed) {
-    FlatKvStore* flatkv = flatkv_.get();
-    flatkv_prep_ = std::async(std::launch::async, [flatkv] { flatkv->WorkingHash(); });
+    FlatKvStore* flatkv = impl_->flatkv.get();
+    impl_->flatkv_prep = std::async(std::launch::async, [flatkv] { flatkv->WorkingHash(); });
   }
   for (const Changeset& cs : changesets) {
-    if (IsFlatKv(cs.name)) continue;
+    if (impl_->IsFlatKv(cs.name)) continue;
     for (const Change& change : cs.changes) {
       if (change.value) {
-        memiavl_->Set(cs.name, change.key, *change.value);
+        impl_->memiavl->Set(cs.name, change.key, *change.value);
       } else {
-        memiavl_->Delete(cs.name, change.key);
+        impl_->memiavl->Delete(cs.name, change.key);
       }
     }
   }
 }
 
-CommitResult CommitStore::ResultOf(int64_t version, std::vector<StoreInfo> infos, const std::string* lattice) const {
-  CommitResult result;
-  result.version = version;
-  result.infos = lattice ? WithEvmLatticeInfo(std::move(infos), version, *lattice) : std::move(infos);
-  result.app_hash = AppHash(result.infos);
-  return result;
-}
-
 CommitResult CommitStore::Working() {
-  std::lock_guard<std::mutex> lock(mu_);
-  CheckOpen();
-  const int64_t version = memiavl_->NextVersion();
-  if (!flatkv_) return ResultOf(version, memiavl_->WorkingCommitInfo(), nullptr);
-  JoinFlatKvPrep();
-  std::future<std::string> lattice = std::async(std::launch::async, [&] { return flatkv_->WorkingHash(); });
-  std::vector<StoreInfo> infos;
-  try {
-    infos = memiavl_->WorkingCommitInfo();
-  } catch (...) {
-    lattice.wait();
-    throw;
-  }
-  const std::string hash = lattice.get();
-  return ResultOf(version, std::move(infos), &hash);
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->CheckOpen();
+  const int64_t version = impl_->memiavl->NextVersion();
+  if (!impl_->flatkv) return impl_->ResultOf(version, impl_->memiavl->WorkingCommitInfo(), nullptr);
+  impl_->JoinFlatKvPrep();
+  std::future<std::string> lattice = std::async(std::launch::async, [&] { return impl_->flatkv->WorkingHash(); });
+  return impl_->WithLattice(version, lattice, [&] { return impl_->memiavl->WorkingCommitInfo(); });
 }
 
 CommitResult CommitStore::Commit() {
-  std::lock_guard<std::mutex> lock(mu_);
-  CheckOpen();
-  if (!flatkv_) {
-    std::vector<StoreInfo> infos = memiavl_->Commit();
-    return ResultOf(memiavl_->Version(), std::move(infos), nullptr);
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->CheckOpen();
+  if (!impl_->flatkv) {
+    std::vector<StoreInfo> infos = impl_->memiavl->Commit();
+    return impl_->ResultOf(impl_->memiavl->Version(), std::move(infos), nullptr);
   }
   // The two stores work in parallel; only FlatKV's durable write waits for memiavl's log,
   // so FlatKV is never ahead after a crash.
-  JoinFlatKvPrep();
-  const int64_t version = memiavl_->NextVersion();
+  impl_->JoinFlatKvPrep();
+  const int64_t version = impl_->memiavl->NextVersion();
   std::promise<void> memiavl_logged;
   std::future<void> logged = memiavl_logged.get_future();
   std::future<std::string> lattice = std::async(std::launch::async, [&] {
-    flatkv_->WorkingHash();
+    impl_->flatkv->WorkingHash();
     logged.get();
-    return flatkv_->Commit(version);
+    return impl_->flatkv->Commit(version);
   });
-  std::vector<StoreInfo> infos;
-  try {
-    memiavl_->LogStaged();
-    memiavl_logged.set_value();
-  } catch (...) {
-    memiavl_logged.set_exception(std::current_exception());
-    lattice.wait();
-    throw;
-  }
-  try {
-    infos = memiavl_->Seal();
-  } catch (...) {
-    lattice.wait();
-    throw;
-  }
-  const std::string hash = lattice.get();
-  return ResultOf(version, std::move(infos), &hash);
+  return impl_->WithLattice(version, lattice, [&] {
+    try {
+      impl_->memiavl->LogStaged();
+      memiavl_logged.set_value();
+    } catch (...) {
+      memiavl_logged.set_exception(std::current_exception());
+      throw;
+    }
+    return impl_->memiavl->Seal();
+  });
 }
 
 CommitResult CommitStore::Last() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  CheckOpen();
-  if (!flatkv_) return ResultOf(memiavl_->Version(), memiavl_->LastCommitInfo(), nullptr);
-  const_cast<CommitStore*>(this)->JoinFlatKvPrep();
-  const std::string lattice = flatkv_->CommittedHash();
-  return ResultOf(memiavl_->Version(), memiavl_->LastCommitInfo(), &lattice);
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->CheckOpen();
+  if (!impl_->flatkv) return impl_->ResultOf(impl_->memiavl->Version(), impl_->memiavl->LastCommitInfo(), nullptr);
+  impl_->JoinFlatKvPrep();
+  const std::string lattice = impl_->flatkv->CommittedHash();
+  return impl_->ResultOf(impl_->memiavl->Version(), impl_->memiavl->LastCommitInfo(), &lattice);
 }
 
 std::optional<std::string> CommitStore::Get(std::string_view store, std::string_view key) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  CheckOpen();
-  if (IsFlatKv(store)) {
-    const_cast<CommitStore*>(this)->JoinFlatKvPrep();
-    return flatkv_->Get(key);
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->CheckOpen();
+  if (impl_->IsFlatKv(store)) {
+    impl_->JoinFlatKvPrep();
+    return impl_->flatkv->Get(key);
   }
-  const IavlTree* tree = memiavl_->Tree(store);
+  const IavlTree* tree = impl_->memiavl->Tree(store);
   return tree == nullptr ? std::nullopt : tree->Get(key);
 }
 
@@ -207,13 +229,13 @@ std::vector<std::pair<std::string, std::string>> CommitStore::Range(std::string_
                                                                     std::optional<std::string_view> start,
                                                                     std::optional<std::string_view> end,
                                                                     bool ascending, size_t limit) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  CheckOpen();
-  if (IsFlatKv(store)) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->CheckOpen();
+  if (impl_->IsFlatKv(store)) {
     throw Error(ErrorCode::kNotSupported, "FlatKV holds the evm store flat and does not iterate it; iterate the state store (SS) instead");
   }
   std::vector<std::pair<std::string, std::string>> out;
-  const IavlTree* tree = memiavl_->Tree(store);
+  const IavlTree* tree = impl_->memiavl->Tree(store);
   if (tree == nullptr) return out;
   for (auto it = tree->NewIterator(start, end, ascending); it.Valid() && out.size() < limit; it.Next()) {
     out.emplace_back(std::string(it.Key()), std::string(it.Value()));
@@ -222,55 +244,55 @@ std::vector<std::pair<std::string, std::string>> CommitStore::Range(std::string_
 }
 
 CommitResult CommitStore::Rollback(int64_t target) {
-  std::lock_guard<std::mutex> lock(mu_);
-  CheckOpen();
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->CheckOpen();
   // FlatKV first: if it cannot reach the target, nothing has changed yet.
   std::optional<std::string> lattice;
-  if (flatkv_) {
-    JoinFlatKvPrep();
-    flatkv_->Rollback(target);
-    lattice = flatkv_->CommittedHash();
+  if (impl_->flatkv) {
+    impl_->JoinFlatKvPrep();
+    impl_->flatkv->Rollback(target);
+    lattice = impl_->flatkv->CommittedHash();
   }
-  std::vector<StoreInfo> infos = memiavl_->Rollback(target);
-  return ResultOf(target, std::move(infos), lattice ? &*lattice : nullptr);
+  std::vector<StoreInfo> infos = impl_->memiavl->Rollback(target);
+  return impl_->ResultOf(target, std::move(infos), lattice ? &*lattice : nullptr);
 }
 
 void CommitStore::Export(MemIavlExportSink& sink) {
-  std::lock_guard<std::mutex> lock(mu_);
-  CheckOpen();
-  memiavl_->Export(sink);
-  if (!flatkv_) return;
-  JoinFlatKvPrep();
-  const int64_t version = memiavl_->Version();
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->CheckOpen();
+  impl_->memiavl->Export(sink);
+  if (!impl_->flatkv) return;
+  impl_->JoinFlatKvPrep();
+  const int64_t version = impl_->memiavl->Version();
   sink.Store(kFlatKvSection);
-  flatkv_->ExportRows([&](std::string_view key, std::string_view value) { sink.Node({key, value, version, 0}); });
+  impl_->flatkv->ExportRows([&](std::string_view key, std::string_view value) { sink.Node({key, value, version, 0}); });
 }
 
 std::vector<int64_t> CommitStore::SnapshotVersions() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  CheckOpen();
-  return memiavl_->SnapshotVersions();
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->CheckOpen();
+  return impl_->memiavl->SnapshotVersions();
 }
 
 void CommitStore::WaitForSnapshot() {
-  std::lock_guard<std::mutex> lock(mu_);
-  CheckOpen();
-  memiavl_->WaitForSnapshot();
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->CheckOpen();
+  impl_->memiavl->WaitForSnapshot();
 }
 
 std::pair<uint64_t, double> CommitStore::LastSnapshotStats() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  CheckOpen();
-  return memiavl_->LastSnapshotStats();
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->CheckOpen();
+  return impl_->memiavl->LastSnapshotStats();
 }
 
 void CommitStore::Close() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (closed_) return;
-  closed_ = true;
-  if (flatkv_prep_.valid()) flatkv_prep_.wait();
-  if (flatkv_) flatkv_->Close();
-  memiavl_->Close();
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  if (impl_->closed) return;
+  impl_->closed = true;
+  if (impl_->flatkv_prep.valid()) impl_->flatkv_prep.wait();
+  if (impl_->flatkv) impl_->flatkv->Close();
+  impl_->memiavl->Close();
 }
 
 }  // namespace strata::sc

@@ -1,10 +1,12 @@
-#include "sc/state_snapshot.h"
+#include "strata/state_snapshot.h"
 
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <vector>
 
+#include "sc/flatkv/flatkv_store.h"
+#include "sc/memiavl/memiavl_db.h"
 #include "strata/status.h"
 
 namespace fs = std::filesystem;

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "open_error.h"
 #include "strata/status.h"
 
 namespace fs = std::filesystem;
@@ -141,9 +142,7 @@ DirLock::DirLock(const std::string& dir) {
   if (!fd_.valid()) ThrowErrno("cannot open lock file " + path);
   if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) {
-      throw Error(ErrorCode::kIo, "FlatKV store " + dir +
-                                      " is in use by another process; stop that process (e.g. a running node) "
-                                      "before opening it");
+      throw InUseError("FlatKV store " + dir, "");
     }
     ThrowErrno("cannot lock " + path);
   }

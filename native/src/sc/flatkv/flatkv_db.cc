@@ -8,6 +8,7 @@
 
 #include <cstdio>
 
+#include "open_error.h"
 #include "strata/status.h"
 
 namespace strata::sc::flatkv {
@@ -54,14 +55,6 @@ rocksdb::Options DbOptions(uint64_t block_cache_bytes) {
   return o;
 }
 
-void ThrowIfOpenFailed(const rocksdb::Status& status, const std::string& path) {
-  if (status.IsIOError() && status.ToString().find("lock") != std::string::npos) {
-    throw Error(ErrorCode::kIo, "FlatKV database " + path + " is in use by another process (" + status.ToString() +
-                                    "); stop that process (e.g. a running node) before opening it");
-  }
-  ThrowIfError(status, "open FlatKV database " + path);
-}
-
 }  // namespace
 
 std::unique_ptr<FlatKvDb> FlatKvDb::Open(const std::string& path, Mode mode, uint64_t block_cache_bytes) {
@@ -81,7 +74,7 @@ std::unique_ptr<FlatKvDb> FlatKvDb::Open(const std::string& path, Mode mode, uin
   rocksdb::Status status = mode == Mode::kReadOnly
                                ? rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(o), path, descriptors, &handles, &raw)
                                : rocksdb::DB::Open(rocksdb::DBOptions(o), path, descriptors, &handles, &raw);
-  ThrowIfOpenFailed(status, path);
+  ThrowIfOpenFailed(status, "FlatKV database " + path, "open FlatKV database " + path);
   db->db_.reset(raw);
   db->default_ = handles[0];
   for (size_t i = 0; i < kRowFamilyCount; ++i) db->families_[i] = handles[i + 1];

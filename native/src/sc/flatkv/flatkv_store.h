@@ -22,30 +22,9 @@
 #include <string_view>
 #include <vector>
 
-namespace strata::sc {
+#include "strata/commit_types.h"
 
-/// Options of a FlatKV store.
-struct FlatKvOptions {
-  /// A snapshot is taken at every version divisible by this; 0 = never.
-  int64_t snapshot_interval = 10000;
-  /// Snapshots kept besides the newest; older ones (and the changelog entries only they
-  /// needed) are deleted.
-  int keep_recent = 1;
-  /// Create an empty store when `dir` holds none.
-  bool create_if_missing = true;
-  /// Open without writing anything. The view is the working DB as last flushed (complete
-  /// after a clean Close); the changelog is not replayed, and a store whose rollback or
-  /// import was interrupted must first be opened read-write once. Mutations throw
-  /// kNotSupported.
-  bool read_only = false;
-  /// RocksDB block cache shared by the four row families.
-  uint64_t block_cache_bytes = 256ull << 20;
-  /// Threads that read old rows and hash a block's changes.
-  int hash_threads = 2;
-  /// Size at which the changelog starts a new segment file; whole segments are what
-  /// snapshot pruning can drop.
-  uint64_t changelog_segment_bytes = 64ull << 20;
-};
+namespace strata::sc {
 
 class FlatKvStore {
  public:

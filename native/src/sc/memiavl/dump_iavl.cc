@@ -1,9 +1,10 @@
-#include "sc/memiavl/dump_iavl.h"
+#include "strata/dump_iavl.h"
 
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 
+#include "encoding.h"
 #include "sc/memiavl/memiavl_db.h"
 #include "strata/status.h"
 
@@ -11,15 +12,6 @@ namespace fs = std::filesystem;
 
 namespace strata::sc {
 namespace {
-
-// Appends the upper-case hex of `bytes` to `out`.
-void AppendHex(std::string* out, std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
-  for (unsigned char c : bytes) {
-    out->push_back(kDigits[c >> 4]);
-    out->push_back(kDigits[c & 0x0f]);
-  }
-}
 
 struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
@@ -51,7 +43,7 @@ std::vector<DumpedTree> DumpIavl(const std::string& memiavl_dir, const std::stri
     result.exists = true;
     result.version = tree->Version();
     const Sha256Digest hash = tree->RootHash();
-    AppendHex(&result.root_hash, std::string_view(reinterpret_cast<const char*>(hash.data()), hash.size()));
+    encoding::AppendHex(&result.root_hash, std::string_view(reinterpret_cast<const char*>(hash.data()), hash.size()), true);
     result.path = (fs::path(out_dir) / name).string();
     std::unique_ptr<std::FILE, FileCloser> out(std::fopen(result.path.c_str(), "wb"));
     if (!out) throw Error(ErrorCode::kIo, "cannot write " + result.path);
@@ -59,9 +51,9 @@ std::vector<DumpedTree> DumpIavl(const std::string& memiavl_dir, const std::stri
                        " and root hash: " + result.root_hash + "\n";
     for (auto it = tree->NewIterator(std::nullopt, std::nullopt, true); it.Valid(); it.Next()) {
       line += "Key: ";
-      AppendHex(&line, it.Key());
+      encoding::AppendHex(&line, it.Key(), true);
       line += ", Value: ";
-      AppendHex(&line, it.Value());
+      encoding::AppendHex(&line, it.Value(), true);
       line += '\n';
       ++result.leaves;
       if (line.size() >= (1 << 20)) {

@@ -32,48 +32,9 @@
 #include "changelog.h"
 #include "sc/commit_info.h"
 #include "sc/iavl_tree.h"
+#include "strata/commit_types.h"
 
 namespace strata::sc {
-
-/// How a memiavl directory is opened and maintained.
-struct MemIavlOptions {
-  /// Take a snapshot when the committed version is a multiple of this (0 = never).
-  int64_t snapshot_interval = 10000;
-  /// Snapshots kept besides the newest one.
-  int keep_recent = 1;
-  /// Version of the first commit when > 1 (a chain starting at a later height).
-  int64_t initial_version = 0;
-  /// Threads used to hash a large tree.
-  int hash_threads = 2;
-  /// Create the directory when missing (writers only).
-  bool create_if_missing = true;
-  /// Open for reading: shared lock, nothing on disk is changed, commits are refused.
-  bool read_only = false;
-  /// Read-only: open at this version (newest snapshot at or below it, then replay); 0 = latest.
-  int64_t target_version = 0;
-  /// Write snapshots on a background thread (false: inside Commit, for tools and tests).
-  bool async_snapshot = true;
-  /// Pace snapshot writing to this many MB/s (`sc-snapshot-write-rate-mbps`; 0 = unlimited).
-  int64_t snapshot_write_rate_mbps = 0;
-};
-
-/// One node of an export stream (IAVL export order: per store, post-order).
-struct MemIavlExportNode {
-  std::string_view key;
-  std::string_view value;  // empty for inner nodes
-  int64_t version;
-  uint8_t height;  // 0 for leaves
-};
-
-/// Receives an export stream.
-class MemIavlExportSink {
- public:
-  virtual ~MemIavlExportSink() = default;
-  /// Starts the nodes of store `name`.
-  virtual void Store(std::string_view name) = 0;
-  /// One node of the current store.
-  virtual void Node(const MemIavlExportNode& node) = 0;
-};
 
 /// The memiavl database. Calls are serialised by the caller (one writer thread).
 class MemIavlDb {

@@ -1,6 +1,6 @@
-// The state-commitment layer as the node sees it: memiavl for the Cosmos module stores and,
-// when enabled, FlatKV for the `evm` store, committed together into one app hash
-// (commit_info.h: memiavl's store infos plus `evm_lattice` carrying FlatKV's hash).
+// CommitStore: the state-commitment layer as the node sees it: memiavl for the Cosmos module
+// stores and, when enabled, FlatKV for the `evm` store, committed together into one app hash
+// (memiavl's store infos plus `evm_lattice` carrying FlatKV's hash).
 //
 // Crash order: memiavl's changelog is synced before FlatKV's, and FlatKV never gets ahead, so
 // after a kill between the two, Open rolls memiavl back by that one version and the store is
@@ -11,44 +11,32 @@
 #pragma once
 
 #include <cstdint>
-#include <future>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "sc/commit_info.h"
-#include "sc/flatkv/flatkv_store.h"
-#include "sc/memiavl/memiavl_db.h"
+#include "strata/commit_types.h"
 
 namespace strata::sc {
-
-/// Where and how the SC stores are opened.
-struct CommitStoreOptions {
-  MemIavlOptions memiavl;
-  /// Route the `evm` store to FlatKV and add `evm_lattice` to the app hash.
-  bool flatkv_enabled = true;
-  FlatKvOptions flatkv;
-};
-
-/// One committed (or working) state: version, app hash and the entries it was hashed from.
-struct CommitResult {
-  int64_t version = 0;
-  std::string app_hash;
-  std::vector<StoreInfo> infos;  // sorted by name; `evm_lattice` included when FlatKV is on
-};
 
 /// memiavl + FlatKV behind one commit.
 class CommitStore {
  public:
   /// Name of the store FlatKV holds when enabled.
   static constexpr std::string_view kEvmStore = "evm";
+  /// Name of the export section holding FlatKV's rows.
+  static constexpr std::string_view kFlatKvSection = "flatkv";
 
   /// Opens both stores (FlatKV only when enabled) and reconciles a commit cut in half.
   static std::unique_ptr<CommitStore> Open(const std::string& memiavl_dir, const std::string& flatkv_dir,
                                            const CommitStoreOptions& options);
+  /// Closes both stores, reporting nothing (use Close to see errors).
+  ~CommitStore();
+  CommitStore(const CommitStore&) = delete;
+  CommitStore& operator=(const CommitStore&) = delete;
 
   /// Stages one change (value nullopt = delete) for the next commit.
   void Apply(std::string_view store, std::string_view key, std::optional<std::string_view> value);
@@ -73,8 +61,6 @@ class CommitStore {
   /// (with FlatKV) a `flatkv` store of leaf nodes carrying FlatKV's physical rows, each at
   /// the committed version and height 0.
   void Export(MemIavlExportSink& sink);
-  /// Name of the export section holding FlatKV's rows.
-  static constexpr std::string_view kFlatKvSection = "flatkv";
   /// memiavl's snapshot versions.
   std::vector<int64_t> SnapshotVersions() const;
   /// Waits for a background snapshot; rethrows its failure.
@@ -84,21 +70,13 @@ class CommitStore {
   /// Closes both stores; idempotent.
   void Close();
 
- private:
-  CommitStore() = default;
-  CommitResult ResultOf(int64_t version, std::vector<StoreInfo> infos, const std::string* lattice) const;
-  void CheckOpen() const;
-  void JoinFlatKvPrep();
-  bool IsFlatKv(std::string_view store) const { return flatkv_ != nullptr && store == kEvmStore; }
+  /// The two stores and the commit machinery (commit_store.cc).
+  class Impl;
+  /// Use Open.
+  explicit CommitStore(std::unique_ptr<Impl> impl);
 
-  mutable std::mutex mu_;
-  std::unique_ptr<MemIavlDb> memiavl_;
-  std::unique_ptr<FlatKvStore> flatkv_;
-  // FlatKV reads its old rows and hashes a block's changes while memiavl applies them; any
-  // later use of FlatKV joins this first (FlatKV serialises its calls itself, so this is for
-  // the failure, not for safety).
-  std::future<void> flatkv_prep_;
-  bool closed_ = false;
+ private:
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace strata::sc

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "sc/commit_store.h"
+#include "strata/commit_store.h"
 
 namespace strata::sc {
 

@@ -5,17 +5,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <rocksdb/slice.h>
-
-namespace rocksdb {
-class DB;
-class Iterator;
-}  // namespace rocksdb
 
 namespace strata {
 
@@ -39,8 +31,6 @@ struct PlainKvRange {
   bool reverse = false;
 };
 
-class PlainKv;
-
 /// Forward or reverse cursor over a key range. It reads the store as it was when created
 /// (RocksDB iterators pin an implicit snapshot), so concurrent writes never tear a scan.
 class PlainKvIterator {
@@ -53,19 +43,18 @@ class PlainKvIterator {
   bool Valid() const;
   /// Moves to the next key in iteration order.
   void Next();
+  /// The current key; valid until the next call to Next.
   std::string_view key() const;
+  /// The current value; valid until the next call to Next.
   std::string_view value() const;
 
- private:
-  friend class PlainKv;
-  PlainKvIterator(std::shared_ptr<rocksdb::DB> db, PlainKvRange range);
-  void CheckStatus() const;
+  /// The cursor's RocksDB state (plain_kv.cc).
+  class Impl;
+  /// Use PlainKv::Iterate.
+  explicit PlainKvIterator(std::unique_ptr<Impl> impl);
 
-  std::shared_ptr<rocksdb::DB> db_;  // keeps the database open while the iterator lives
-  PlainKvRange range_;               // owns the bytes the bounds below point into
-  rocksdb::Slice lower_;
-  rocksdb::Slice upper_;
-  std::unique_ptr<rocksdb::Iterator> it_;
+ private:
+  std::unique_ptr<Impl> impl_;
 };
 
 /// The store. Every RocksDB failure is thrown as strata::Error; using it after Close throws kClosed.
@@ -74,6 +63,7 @@ class PlainKv {
  public:
   /// Opens (or creates) the store in `dir`.
   static std::unique_ptr<PlainKv> Open(const std::string& dir, const PlainKvOptions& options);
+  /// Closes the store, reporting a failure on stderr (use Close to see errors).
   ~PlainKv();
   PlainKv(const PlainKv&) = delete;
   PlainKv& operator=(const PlainKv&) = delete;
@@ -88,18 +78,18 @@ class PlainKv {
   std::unique_ptr<PlainKvIterator> Iterate(const PlainKvRange& range) const;
   /// Flushes and closes the database; idempotent. Open iterators keep it alive until they go.
   void Close();
+  /// Whether Close was called.
   bool closed() const;
-  const std::string& dir() const { return dir_; }
+  /// The directory the store was opened in.
+  const std::string& dir() const;
+
+  /// The open database and its guard (plain_kv.cc).
+  class Impl;
+  /// Use Open.
+  explicit PlainKv(std::unique_ptr<Impl> impl);
 
  private:
-  PlainKv(std::string dir, std::shared_ptr<rocksdb::DB> db, bool read_only);
-  /// The open database, shared so Close cannot free it under a running call.
-  std::shared_ptr<rocksdb::DB> db() const;
-
-  std::string dir_;
-  mutable std::shared_mutex mutex_;  // guards db_ itself, not the database
-  std::shared_ptr<rocksdb::DB> db_;
-  bool read_only_;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace strata
