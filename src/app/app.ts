@@ -4,7 +4,6 @@
  * the same version, and answers state queries at the latest or an older height.
  */
 import type { Common } from '@ethereumjs/common';
-import { runTx } from '@ethereumjs/vm';
 
 import type { Logger } from '../log/logger.js';
 import {
@@ -14,7 +13,7 @@ import {
   type NamedChangeset,
   type StateStoreConfig,
 } from '../store/index.js';
-import type { BlockContext, BlockOverrides } from '../evm/block-context.js';
+import type { BlockContext } from '../evm/block-context.js';
 import { CallError, estimateGas as estimateMessageGas, ethCall, type CallRequest, type CallResult, type StateOverrides } from '../evm/call.js';
 import { createChainCommon } from '../evm/common.js';
 import { TxRejectedError } from '../evm/errors.js';
@@ -23,18 +22,13 @@ import { BANK_STORE, EVM_STORE, balanceKey, decodeUint, nonceKey } from '../evm/
 import { NO_BLOCK_HASHES, type BlockHashLookup } from '../evm/block-hashes.js';
 import { CodeCache } from '../evm/code-cache.js';
 import { CallResultCache } from './call-cache.js';
-import { PausedReplays } from './paused-replays.js';
 import type { StateView } from '../evm/state-manager.js';
 import { VmPool } from '../evm/vm-pool.js';
 import { checkTx, decodeTx, type DecodedTx } from '../evm/validate.js';
-import { traceTransaction, type JsonValue, type Tracer } from '../trace/index.js';
 import { mergeChangesets } from './changesets.js';
 import { AppClosedError, BlockOrderError } from './errors.js';
 import { ownExecutionContext, type ExecutionContext } from './execution-context.js';
 import { genesisChangesets, type Genesis } from './genesis.js';
-import { storeReadsOfTx } from './state-access.js';
-import type { ModuleReads } from './store-reads.js';
-import { traceCall } from './trace-call.js';
 
 /** How App.open opens the stores, plus the RPC gas cap of calls. */
 export interface AppOptions {
@@ -110,8 +104,6 @@ export class App {
   #blockHashes: BlockHashLookup = NO_BLOCK_HASHES;
   readonly #blockHash: BlockHashLookup = (height) => this.#blockHashes(height);
   readonly #latestState: StateView = { get: (store, key) => this.#sc.get(store, key) };
-  /** Block re-executions kept between traces of the same block. */
-  readonly #pausedReplays = new PausedReplays();
   /** VMs reused across eth_call / eth_estimateGas requests. */
   readonly #callVms: VmPool;
   readonly #callCache: CallResultCache;
@@ -377,79 +369,19 @@ export class App {
     }
   }
 
+  /** The RPC gas cap of calls (0 = none), which debug_traceCall also runs under. */
+  get gasCap(): bigint {
+    return this.#gasCap;
+  }
+
+  /** Where BLOCKHASH finds ancestor hashes, for VMs built outside the app. */
+  blockHashes(): BlockHashLookup {
+    return this.#blockHash;
+  }
+
   /** The execution context of a block this chain produced. */
   ownExecutionContext(header: BlockHeaderInput, blockHash: Uint8Array): ExecutionContext {
     return ownExecutionContext(this.common, header, blockHash, this.#blockHash);
-  }
-
-  /**
-   * Re-executes the transactions of the block `context` describes on the state of its parent
-   * (SS for older heights, so the EVM SS when split) and traces those `tracerFor` returns a
-   * tracer for, up to `lastIndex`; `parentView` is the parent's state, read when the context
-   * does not carry its own.
-   * When no transaction before `firstTraced` is traced, a replay of this block paused by an
-   * earlier trace is resumed instead of starting over; a replay stopping short of the block's
-   * end is paused for the next trace.
-   */
-  async traceBlock(
-    context: ExecutionContext,
-    rawTxs: readonly Uint8Array[],
-    tracerFor: (index: number) => Tracer | undefined,
-    parentView: () => StateView,
-    lastIndex = rawTxs.length - 1,
-    firstTraced = 0,
-  ): Promise<Array<{ txHash: Uint8Array; result: JsonValue }>> {
-    const blockHash = `0x${Buffer.from(context.blockHash).toString('hex')}` as const;
-    const paused = this.#pausedReplays.take(blockHash, firstTraced);
-    const vm = paused?.vm ?? (await context.createVM(context.parentState ?? parentView()));
-    const { block } = context;
-    const traced: Array<{ txHash: Uint8Array; result: JsonValue }> = [];
-    let gasUsed = paused?.gasUsed ?? 0n;
-    let logCount = paused?.logCount ?? 0;
-    let index = paused?.nextIndex ?? 0;
-    for (; index <= lastIndex && index < rawTxs.length; index++) {
-      const decoded = context.decodeTx(rawTxs[index]!);
-      const tracer = tracerFor(index);
-      const options = { blockGasUsed: gasUsed, skipHardForkValidation: true };
-      if (tracer) {
-        const place = { blockHash, txIndex: index, txHash: `0x${Buffer.from(decoded.hash).toString('hex')}` as const };
-        const { result, run } = await traceTransaction(vm, decoded.tx, block, tracer, options, place, logCount);
-        gasUsed += run.totalGasSpent;
-        logCount += run.receipt.logs.length;
-        traced.push({ txHash: decoded.hash, result });
-      } else {
-        const run = await runTx(vm, { tx: decoded.tx, block, ...options });
-        gasUsed += run.totalGasSpent;
-        logCount += run.receipt.logs.length;
-      }
-    }
-    if (index < rawTxs.length) this.#pausedReplays.put(blockHash, { vm, nextIndex: index, gasUsed, logCount });
-    return traced;
-  }
-
-  /**
-   * debug_traceCall in block `header.height`'s context: on the state after that block, or —
-   * with `leadingTxs` (its first `txIndex` transactions) — on its parent's state after those;
-   * `view` is that state.
-   */
-  async traceCall(
-    view: StateView,
-    header: BlockHeaderInput,
-    leadingTxs: readonly Uint8Array[] | undefined,
-    request: CallRequest,
-    stateOverrides: StateOverrides,
-    blockOverrides: BlockOverrides,
-    tracer: Tracer,
-  ): Promise<JsonValue> {
-    return traceCall({ common: this.common, view, block: header, leadingTxs: leadingTxs ?? [], gasCap: this.#gasCap, hashes: this.#blockHash }, request, stateOverrides, blockOverrides, tracer);
-  }
-
-  /**
-   * The module-store reads transaction `index` of block `header.height` makes when re-executed
-   * on `parentView` (its parent's state) after the block's earlier transactions.
-   */
-  async storeReadsOfTx(parentView: StateView, header: BlockHeaderInput, rawTxs: readonly Uint8Array[], index: number): Promise<Map<string, ModuleReads>> {
-    return storeReadsOfTx({ common: this.common, parentView, block: header, rawTxs, index, hashes: this.#blockHash });
   }
 
   /**
@@ -471,7 +403,6 @@ export class App {
     this.#pendingGenesis = undefined;
     this.#genesisHash = undefined;
     this.#callCache.clear();
-    this.#pausedReplays.clear();
     return (await this.#sc.rollback(target)).appHash;
   }
 

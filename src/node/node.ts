@@ -16,16 +16,19 @@ import { Logger } from '../log/logger.js';
 import { registerConsensusRoutes, registerMetricsRoute } from '../rpc/consensus/index.js';
 import { createDebugMethods } from '../rpc/debug/index.js';
 import { createEthMethods } from '../rpc/eth/index.js';
+import { rpcErrorOf } from '../rpc/errors.js';
 import { Dispatcher, serveJsonRpc } from '../rpc/jsonrpc/index.js';
 import { createHttpTransport, type HttpTransport } from '../rpc/transport/index.js';
 import { NodeConsensusBackend } from './consensus-backend.js';
 import { openHomeApp } from './app-options.js';
-import { NodeDebugBackend, traceLimitsOf } from './debug-backend.js';
+import { NodeDebugBackend } from './debug-backend.js';
 import { NodeEthBackend } from './eth-backend.js';
 import { homePaths, type HomePaths } from './home.js';
 import { BlockProducer } from './producer.js';
 import { ChainProvider } from '../provider/index.js';
 import { bytesHex, plainHex } from '../util/hex.js';
+import { traceLimitsOf } from '../trace/index.js';
+import { TraceService } from '../trace/service/index.js';
 
 /** Ports the node listens on (0 in tests picks free ones). */
 export interface BoundPorts {
@@ -142,11 +145,13 @@ export class StrataNode {
 
       const eth = new NodeEthBackend(app, chain, mempool);
       const rpc = createEthMethods(eth, { maxLogBlockRange: config.app.evm.maxLogBlockRange, version: VERSION, logger });
-      const methods = { ...rpc.methods, ...createDebugMethods(new NodeDebugBackend(app, store, chain, traceLimitsOf(config.app.evm))) };
+      const traces = new TraceService(app, chain, traceLimitsOf(config.app.evm));
+      const methods = { ...rpc.methods, ...createDebugMethods(new NodeDebugBackend(traces, chain, store)) };
       const dispatcher = new Dispatcher(methods, {
         maxBatchSize: config.app.evm.maxBatchSize,
         maxInFlight: config.app.evm.maxConcurrentRequests,
         logger,
+        mapError: rpcErrorOf,
       });
       const transportOptions = { logger, maxBodyBytes: config.app.evm.maxBodyBytes };
       const listen = async (transport: HttpTransport, host: string, port: number): Promise<number> => {

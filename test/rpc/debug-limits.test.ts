@@ -6,15 +6,13 @@
  */
 import t from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TraceTimeoutError, TraceWatch } from '../../src/app/trace-deadline.js';
-import { traceCall, type TraceCallEnvironment } from '../../src/app/trace-call.js';
-import { RecordingStateView, viewWithChangesets } from '../../src/app/store-reads.js';
+import { ownExecutionContext } from '../../src/app/execution-context.js';
 import { createChainCommon } from '../../src/evm/common.js';
 import { EMPTY_VIEW, type StateView } from '../../src/evm/state-manager.js';
-import { TraceGate } from '../../src/rpc/debug/index.js';
 import { NO_BLOCK_HASHES } from '../../src/evm/block-hashes.js';
-import { RpcError } from '../../src/rpc/jsonrpc/index.js';
-import { createTracer, type Tracer } from '../../src/trace/index.js';
+import { rpcErrorOf } from '../../src/rpc/errors.js';
+import { RecordingStateView, traceCall, viewWithChangesets, type TraceCallEnvironment } from '../../src/trace/executions/index.js';
+import { TraceBusyError, TraceGate, TraceTimeoutError, TraceWatch, createTracer, type Tracer } from '../../src/trace/index.js';
 
 const LOOPER = Buffer.from('00000000000000000000000000000000000100ff', 'hex');
 /** JUMPDEST PUSH1 0 JUMP: loops until the gas runs out. */
@@ -22,13 +20,13 @@ const LOOP_CODE = Buffer.from('5b600056', 'hex');
 /** PUSH1 42 PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN. */
 const RETURN_42 = Buffer.from('602a60005260206000f3', 'hex');
 
+const HEADER = { height: 7, timeMs: 1_704_067_200_000, proposer: new Uint8Array(20).fill(0xcb), baseFee: 10n ** 9n, gasLimit: 30_000_000n };
 const ENV: TraceCallEnvironment = {
-  common: createChainCommon(713715),
+  context: ownExecutionContext(createChainCommon(713715), HEADER, new Uint8Array(32).fill(7), NO_BLOCK_HASHES),
+  header: HEADER,
   view: EMPTY_VIEW,
-  block: { height: 7, timeMs: 1_704_067_200_000, proposer: new Uint8Array(20).fill(0xcb), baseFee: 10n ** 9n, gasLimit: 30_000_000n },
   leadingTxs: [],
   gasCap: 50_000_000n,
-  hashes: NO_BLOCK_HASHES,
 };
 
 function traceCode(code: Uint8Array, watch: TraceWatch, gas?: bigint) {
@@ -94,12 +92,13 @@ t.test('the gate admits up to its cap and refuses the rest at once', async (t) =
   const second = held();
   t.equal(gate.running, 2);
   const refused = await gate.run(async () => 'never').catch((e: unknown) => e);
-  t.type(refused, RpcError);
-  t.equal((refused as RpcError).code, -32005);
+  t.type(refused, TraceBusyError);
+  t.equal(rpcErrorOf(refused)?.code, -32005, 'answered as limit exceeded');
   t.equal(
-    (refused as RpcError).message,
+    rpcErrorOf(refused)?.message,
     'trace request rejected due to concurrency limit: server busy (2 traces running, max-concurrent-traces = 2); retry when a running trace has finished',
   );
+  t.equal(rpcErrorOf(new Error('trace failed')), undefined, 'other errors keep the default -32000');
   releases[0]!();
   t.equal(await first, 'done');
   t.equal(gate.running, 1);

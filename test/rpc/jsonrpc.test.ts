@@ -242,6 +242,24 @@ t.test('errors thrown by handlers map to geth codes', async (t) => {
   t.match(String(records.find((r) => r.labels['method'] === 'bug')?.labels['error']), /TypeError/, 'with the stack');
 });
 
+t.test('a mapError option answers typed errors from below before the default rule', async (t) => {
+  class BusyError extends Error {}
+  const dispatcher = new Dispatcher(
+    {
+      busy: async () => {
+        throw new BusyError('all slots taken');
+      },
+      plain: async () => {
+        throw new Error('header not found');
+      },
+    },
+    { mapError: (thrown) => (thrown instanceof BusyError ? RpcError.limitExceeded(thrown.message) : undefined) },
+  );
+  const error = async (method: string) => ((await answer(dispatcher, call(method))) as { error: unknown }).error;
+  t.same(await error('busy'), { code: -32005, message: 'all slots taken' });
+  t.same(await error('plain'), { code: -32000, message: 'header not found' }, 'unmapped errors keep the default');
+});
+
 t.test('RpcError: typed, with codes and the wire object', async (t) => {
   const error = RpcError.methodNotFound('x_y');
   t.ok(error instanceof Error);

@@ -10,4 +10,3 @@ export {
 } from './methods.js';
 export { formatStateAccess, type BlockStoreLookup, type ModuleFootprint, type StateAccess, type StateAccessReceipt } from './state-access.js';
 export { parseBlockOverrides, parseTraceCallExtras, type TraceCallExtras } from './trace-call-params.js';
-export { TraceGate } from './trace-gate.js';

@@ -37,7 +37,7 @@ export interface TraceCallRequest extends TraceCallExtras {
   readonly block: TraceCallBlock;
 }
 
-/** The node's side of tracing. Errors it throws with a message go to the client as -32000. */
+/** The node's side of tracing. Errors it throws go to the client as -32000 with their message, unless rpcErrorOf (rpc/errors.ts) maps them. */
 export interface DebugBackend {
   /** Latest stored height (for tags). */
   latestHeight(): number;

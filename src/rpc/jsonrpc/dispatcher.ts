@@ -23,6 +23,8 @@ export interface DispatcherOptions {
   /** Most asynchronous calls running at once; further calls get a -32005 error at once. Default 1024. */
   maxInFlight?: number;
   logger?: Logger;
+  /** The RpcError of a thrown value, consulted before the default mapping; undefined leaves it to the default. */
+  mapError?: (thrown: unknown) => RpcError | undefined;
 }
 
 /** geth's default batch item limit. */
@@ -42,6 +44,7 @@ export class Dispatcher {
   readonly #maxInFlight: number;
   readonly #logger: Logger;
   readonly #busy: RpcError;
+  readonly #mapError: ((thrown: unknown) => RpcError | undefined) | undefined;
   #inFlight = 0;
 
   constructor(methods: MethodTable, options: DispatcherOptions = {}) {
@@ -50,6 +53,7 @@ export class Dispatcher {
     this.#maxBatchSize = positiveInteger('maxBatchSize', options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE);
     this.#maxInFlight = positiveInteger('maxInFlight', options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
     this.#logger = options.logger ?? new Logger({ base: { module: 'rpc' } });
+    this.#mapError = options.mapError;
     this.#busy = RpcError.limitExceeded(
       `server busy: ${this.#maxInFlight} requests already in flight; retry later or raise the RPC in-flight request limit`,
     );
@@ -169,7 +173,7 @@ export class Dispatcher {
 
   /** Maps a thrown value to its RpcError, logging crashes with their stack. */
   #failure(method: string, thrown: unknown): RpcError {
-    const { error, crashed } = toRpcError(thrown);
+    const { error, crashed } = toRpcError(thrown, this.#mapError);
     if (crashed) {
       this.#logger.error(`RPC method ${method} crashed`, {
         method,

@@ -114,11 +114,14 @@ const PROGRAMMING_ERRORS: readonly (abstract new (...args: never[]) => Error)[] 
 
 /**
  * Maps whatever a handler threw to an RpcError, the way geth maps a method's outcome: an
- * RpcError passes through; an ordinary Error is a returned error (-32000 with its message); a
- * built-in programming error or a non-Error value is a crash (-32603 "method handler crashed").
+ * RpcError — or what `mapError` makes of the thrown value — passes through; an ordinary Error
+ * is a returned error (-32000 with its message); a built-in programming error or a non-Error
+ * value is a crash (-32603 "method handler crashed").
  */
-export function toRpcError(thrown: unknown): { error: RpcError; crashed: boolean } {
+export function toRpcError(thrown: unknown, mapError?: (thrown: unknown) => RpcError | undefined): { error: RpcError; crashed: boolean } {
   if (thrown instanceof RpcError) return { error: thrown, crashed: false };
+  const mapped = mapError?.(thrown);
+  if (mapped !== undefined) return { error: mapped, crashed: false };
   if (thrown instanceof Error && !PROGRAMMING_ERRORS.some((type) => thrown instanceof type)) {
     return { error: RpcError.server(thrown.message), crashed: false };
   }

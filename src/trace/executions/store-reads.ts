@@ -3,8 +3,8 @@
  * module store, and a StateView that layers a block's earlier writes over a base state (so a
  * replayed transaction reads exactly the pre-state it saw in its block).
  */
-import type { StateView } from '../evm/state-manager.js';
-import type { NamedChangeset } from '../store/index.js';
+import type { StateView } from '../../evm/state-manager.js';
+import type { NamedChangeset } from '../../store/index.js';
 
 /** What one execution read from one module store: lower-case hex without 0x, "" for absent. */
 export interface ModuleReads {

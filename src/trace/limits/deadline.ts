@@ -9,13 +9,13 @@
  * milliseconds, so a long trace does not stop the node from answering other requests (and
  * concurrent traces interleave).
  */
-import type { FrameEnd, FrameStart, JsonValue, OpcodeStep, TraceLog, Tracer, TxEnd, TxStart } from '../trace/index.js';
+import type { FrameEnd, FrameStart, JsonValue, OpcodeStep, TraceLog, Tracer, TxEnd, TxStart } from '../types.js';
+import { TraceError } from '../errors.js';
 
 /** A trace passed its deadline; the message is geth's. */
-export class TraceTimeoutError extends Error {
+export class TraceTimeoutError extends TraceError {
   constructor() {
     super('execution timeout');
-    this.name = 'TraceTimeoutError';
   }
 }
 
@@ -90,7 +90,7 @@ export class TraceWatch {
 }
 
 /** Forwards every hook to `inner` and stops the transaction at its deadline. */
-class DeadlineTracer implements Tracer {
+export class DeadlineTracer implements Tracer {
   #deadline = Number.POSITIVE_INFINITY;
 
   constructor(

@@ -3,7 +3,7 @@
  * queued: a queue of traces each allowed seconds of CPU would hold clients for minutes, while
  * a quick refusal lets them retry or go elsewhere.
  */
-import { RpcError } from '../jsonrpc/index.js';
+import { TraceBusyError } from '../service-errors.js';
 
 /** Admits at most `max` traces at a time. */
 export class TraceGate {
@@ -18,14 +18,9 @@ export class TraceGate {
     return this.#running;
   }
 
-  /** Runs `trace` if a slot is free; otherwise throws -32005 naming the cap. */
+  /** Runs `trace` if a slot is free; otherwise throws TraceBusyError naming the cap. */
   async run<T>(trace: () => Promise<T>): Promise<T> {
-    if (this.#running >= this.max) {
-      throw RpcError.limitExceeded(
-        `trace request rejected due to concurrency limit: server busy (${this.#running} traces running, max-concurrent-traces = ${this.max}); ` +
-          'retry when a running trace has finished',
-      );
-    }
+    if (this.#running >= this.max) throw new TraceBusyError(this.#running, this.max);
     this.#running++;
     try {
       return await trace();

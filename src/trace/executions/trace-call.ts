@@ -7,27 +7,27 @@ import { createBlock, type Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { Address } from '@ethereumjs/util';
 
-import { coinbaseOf, evmBlock, type BlockContext, type BlockOverrides } from '../evm/block-context.js';
-import { applyOverrides, callGas, hasFees, messageTx, type CallRequest, type StateOverrides } from '../evm/call.js';
-import type { BlockHashLookup } from '../evm/block-hashes.js';
-import { createChainVM } from '../evm/executor.js';
-import { OverlayStateManager, type StateView } from '../evm/state-manager.js';
-import { TracingFailedError, traceTransaction, type JsonValue, type Tracer } from '../trace/index.js';
-import { replayLeadingTxs } from './block-replay.js';
+import type { ExecutionContext } from '../../app/execution-context.js';
+import { coinbaseOf, type BlockContext, type BlockOverrides } from '../../evm/block-context.js';
+import { applyOverrides, callGas, hasFees, messageTx, type CallRequest, type StateOverrides } from '../../evm/call.js';
+import type { StateView } from '../../evm/state-manager.js';
+import { TracingFailedError } from '../errors.js';
+import { BlockReplay } from '../replay/block-replay.js';
+import { traceTransaction } from '../trace-tx.js';
+import type { JsonValue, Tracer } from '../types.js';
 
 /** Where a traced call runs. */
 export interface TraceCallEnvironment {
-  readonly common: Common;
+  /** How the block the call is traced in executes (its own rules, header and VM). */
+  readonly context: ExecutionContext;
+  /** That block's header fields, which block overrides replace. */
+  readonly header: BlockContext;
   /** The state the block's transactions start from (see `leadingTxs`). */
   readonly view: StateView;
-  /** The context of the block the call is traced in. */
-  readonly block: BlockContext;
-  /** Raw transactions run first, untraced, on `view` (the block's first `txIndex` ones). */
+  /** The block's transactions run first, untraced, on `view` (its first `txIndex` ones); none runs the call on `view`. */
   readonly leadingTxs: readonly Uint8Array[];
   /** The RPC gas cap (0 = none). */
   readonly gasCap: bigint;
-  /** Ancestor hashes for BLOCKHASH. */
-  readonly hashes: BlockHashLookup;
 }
 
 /**
@@ -73,17 +73,18 @@ export async function traceCall(
   blockOverrides: BlockOverrides,
   tracer: Tracer,
 ): Promise<JsonValue> {
-  const state = new OverlayStateManager(env.view);
-  const vm = await createChainVM(env.common, state, env.hashes);
-  const leading = await replayLeadingTxs(vm, env.common, evmBlock(env.common, env.block), env.leadingTxs, env.leadingTxs.length);
+  const replay = await BlockReplay.start(env.context, env.leadingTxs, () => env.view);
+  await replay.runThrough(env.leadingTxs.length - 1);
+  const state = replay.overlay();
   await applyOverrides(state, stateOverrides);
-  const block = callBlock(env.common, env.block, blockOverrides, hasFees(request));
+  const common = env.context.common;
+  const block = callBlock(common, env.header, blockOverrides, hasFees(request));
   const from = new Address(request.from ?? new Uint8Array(20));
   const nonce = state.getAccountSync(from)?.nonce ?? 0n;
-  const tx = messageTx(env.common, request, from, nonce, callGas(env.gasCap, request, block.header.gasLimit));
+  const tx = messageTx(common, request, from, nonce, callGas(env.gasCap, request, block.header.gasLimit));
   try {
     const options = { skipNonce: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true };
-    const traced = await traceTransaction(vm, tx, block, tracer, options, undefined, leading.logCount);
+    const traced = await traceTransaction(replay.vm, tx, block, tracer, options, undefined, replay.logCount);
     return traced.result;
   } catch (error) {
     if (error instanceof TracingFailedError) throw gethRefusal(error, from);

@@ -1,0 +1,14 @@
+/**
+ * The JSON-RPC errors of typed errors from the layers below, where the dispatcher's default
+ * (an ordinary error is -32000 with its message) is not what clients expect.
+ */
+import { TraceBusyError } from '../trace/service-errors.js';
+import { RpcError } from './jsonrpc/index.js';
+
+/** The RpcError `thrown` answers with, or undefined to leave it to the dispatcher's default. */
+export function rpcErrorOf(thrown: unknown): RpcError | undefined {
+  if (thrown instanceof RpcError) return thrown;
+  // A full trace slot is a limit, as geth reports it: clients back off and retry.
+  if (thrown instanceof TraceBusyError) return RpcError.limitExceeded(thrown.message);
+  return undefined;
+}
