@@ -31,7 +31,7 @@ import {
   type StoredBlock,
 } from './block.js';
 import { readUint64Be, uint64Be } from './hash.js';
-import { decodeImportedBlock, encodeImportedBlock, isImportedRecord, type ChainBlock, type EthOrigin } from './imported-block.js';
+import { decodeImportedBlock, encodeImportedBlock, isImportedRecord, type ChainBlock, type ImportedOrigin } from './imported-block.js';
 import { PlainKv, type PlainKvOp, type PlainKvOptions } from '../store/index.js';
 import { LRUCache } from 'lru-cache';
 
@@ -273,7 +273,7 @@ export class BlockStore {
    * `lastBlockHash`) and its tx root must match its txs. A block imported from an Ethereum
    * chain passes its `origin`: it is stored and found under its Ethereum hash.
    */
-  async saveBlock(block: Block, receipts: readonly Receipt[], commitSignatures: readonly CommitSignature[], origin?: EthOrigin): Promise<Buffer> {
+  async saveBlock(block: Block, receipts: readonly Receipt[], commitSignatures: readonly CommitSignature[], origin?: ImportedOrigin): Promise<Buffer> {
     const { header } = block;
     if (receipts.length !== block.txs.length) {
       throw new BlockStoreError(`block ${header.height} has ${block.txs.length} txs but ${receipts.length} receipts; pass one receipt per tx`);

@@ -10,7 +10,7 @@ import { BlockFormatError, decodeBlock, encodeBlock, type Block, type StoredBloc
 import { keccak256 } from './hash.js';
 
 /** The Ethereum identity of an imported block. */
-export interface EthOrigin {
+export interface ImportedOrigin {
   /** The Ethereum block hash. */
   hash: Uint8Array;
   /** The Ethereum header RLP; empty for the genesis, whose header the chain file does not carry. */
@@ -19,7 +19,7 @@ export interface EthOrigin {
 
 /** A stored block, with its Ethereum identity when it was imported. */
 export interface ChainBlock extends StoredBlock {
-  eth?: EthOrigin;
+  imported?: ImportedOrigin;
 }
 
 const IMPORTED_TAG = 0x01;
@@ -30,7 +30,7 @@ export function isImportedRecord(record: Uint8Array): boolean {
 }
 
 /** Checks that a non-genesis origin's header hashes to its hash. */
-export function checkOrigin(origin: EthOrigin): void {
+export function checkOrigin(origin: ImportedOrigin): void {
   if (origin.hash.length !== 32) throw new BlockFormatError(`Ethereum block hash must be 32 bytes, got ${origin.hash.length}`);
   if (origin.header.length > 0 && !keccak256(origin.header).equals(origin.hash)) {
     throw new BlockFormatError('the Ethereum header does not hash to the Ethereum block hash');
@@ -38,7 +38,7 @@ export function checkOrigin(origin: EthOrigin): void {
 }
 
 /** The record of an imported block: tag ‖ RLP([block record, Ethereum hash, Ethereum header]). */
-export function encodeImportedBlock(block: Block, origin: EthOrigin): Uint8Array {
+export function encodeImportedBlock(block: Block, origin: ImportedOrigin): Uint8Array {
   checkOrigin(origin);
   const body = rlpEncode([encodeBlock(block), origin.hash, origin.header]);
   const out = new Uint8Array(body.length + 1);
@@ -58,5 +58,5 @@ export function decodeImportedBlock(record: Uint8Array): ChainBlock {
   const block = decodeBlock(inner!);
   const origin = { hash: hash!, header: header! };
   checkOrigin(origin);
-  return { ...block, hash: Buffer.from(origin.hash), eth: origin };
+  return { ...block, hash: Buffer.from(origin.hash), imported: origin };
 }

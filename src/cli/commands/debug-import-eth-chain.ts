@@ -11,9 +11,9 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { resolve } from 'node:path';
 
 import { AppError, parseGenesisJson } from '../../app/index.js';
-import { EthChainConfig } from '../../app/eth-chain-config.js';
-import { readEthChainFile } from '../../chain/eth-chain-file.js';
-import { ethHomeGenesis, importEthChain } from '../../chain/eth-import.js';
+import { ImportedChainConfig } from '../../app/imported-chain/chain-config.js';
+import { readChainFile } from '../../chain/chain-file.js';
+import { importedHomeGenesis, importChain } from '../../sync/chain-import.js';
 import { writeGenesisFile } from '../../chain/genesis-file.js';
 import { BlockStoreError } from '../../chain/block-store.js';
 import { configPaths, defaultAppConfig, defaultNodeConfig, loadConfig, renderAppToml, renderConfigToml } from '../../config/index.js';
@@ -66,19 +66,19 @@ export class DebugImportEthChainCommand extends Command {
     const createdHome = !existsSync(paths.home);
     const out = this.context.stdout;
     try {
-      const config = EthChainConfig.parse(readInput(resolve(this.genesis), 'genesis file').toString('utf8'));
-      const blocks = readEthChainFile(readInput(resolve(this.chain), 'chain file'), config);
+      const config = ImportedChainConfig.parse(readInput(resolve(this.genesis), 'genesis file').toString('utf8'));
+      const blocks = readChainFile(readInput(resolve(this.chain), 'chain file'), config);
 
       mkdirSync(paths.config, { recursive: true, mode: 0o700 });
       mkdirSync(paths.data, { recursive: true, mode: 0o700 });
       const files = configPaths(paths.home);
       writeFileSync(files.app, renderAppToml(defaultAppConfig()));
       writeFileSync(files.node, renderConfigToml({ ...defaultNodeConfig(), moniker: 'imported-chain' }));
-      writeGenesisFile(paths.genesis, ethHomeGenesis(config));
+      writeGenesisFile(paths.genesis, importedHomeGenesis(config));
       const loaded = await loadConfig(paths.home);
 
       const lines: string[] = [];
-      const summary = await importEthChain({
+      const summary = await importChain({
         dataDir: paths.data,
         appOptions: appOptionsOf(loaded),
         genesis: parseGenesisJson(readFileSync(paths.genesis, 'utf8')),

@@ -4,8 +4,8 @@
  * alloc, which the versioned stores cannot hold at version 0).
  */
 import type { App, BlockHeaderInput } from '../../app/index.js';
-import { EthChainConfig } from '../../app/eth-chain-config.js';
-import { ethExecutionContext } from '../../app/eth-execution.js';
+import { ImportedChainConfig } from '../../app/imported-chain/chain-config.js';
+import { importedExecutionContext } from '../../app/imported-chain/execution.js';
 import type { ExecutionContext } from '../../app/execution-context.js';
 import type { StoredBlock } from '../../chain/block.js';
 import type { ChainBlock } from '../../chain/imported-block.js';
@@ -23,13 +23,13 @@ export function headerInput(block: StoredBlock): BlockHeaderInput {
  * re-execute with this chain's own rules, and would answer from the wrong execution.
  */
 export function requireOwnBlock(block: ChainBlock, method: string): void {
-  if (block.eth !== undefined) throw new ImportedBlockUnsupportedError(method, block.header.height);
+  if (block.imported !== undefined) throw new ImportedBlockUnsupportedError(method, block.header.height);
 }
 
 /** Execution contexts of stored blocks. */
 export class ExecutionContexts {
   /** The rules of an imported Ethereum chain, read from the block store once. */
-  #importedChain: EthChainConfig | undefined;
+  #importedChain: ImportedChainConfig | undefined;
 
   constructor(
     private readonly app: App,
@@ -38,19 +38,19 @@ export class ExecutionContexts {
 
   /** How to re-execute `block`. */
   of(block: ChainBlock): ExecutionContext {
-    if (block.eth === undefined) return this.app.ownExecutionContext(headerInput(block), block.hash);
-    if (block.eth.header.length === 0) throw new GenesisNotTraceableError();
+    if (block.imported === undefined) return this.app.ownExecutionContext(headerInput(block), block.hash);
+    if (block.imported.header.length === 0) throw new GenesisNotTraceableError();
     const chain = this.#imported();
     const height = block.header.height;
     const parentState = height === 1 ? chain.genesisView() : undefined;
-    return ethExecutionContext(chain, block.eth.header, height, (n) => this.blocks.hashAt(Number(n)), parentState);
+    return importedExecutionContext(chain, block.imported.header, height, (n) => this.blocks.hashAt(Number(n)), parentState);
   }
 
-  #imported(): EthChainConfig {
+  #imported(): ImportedChainConfig {
     if (this.#importedChain === undefined) {
       const genesis = this.blocks.importedChainGenesis();
       if (genesis === undefined) throw new ImportedGenesisMissingError();
-      this.#importedChain = EthChainConfig.parse(genesis);
+      this.#importedChain = ImportedChainConfig.parse(genesis);
     }
     return this.#importedChain;
   }

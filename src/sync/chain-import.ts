@@ -1,42 +1,43 @@
 /**
  * Importing an Ethereum chain into a fresh node home: the genesis alloc becomes the state the
  * first block runs on, every block executes with its own Ethereum context under the chain's
- * rules (eth-execution.ts) and commits at its Ethereum number, and the block store keeps each
+ * rules (app/imported-chain/execution.ts) and commits at its Ethereum number, and the block store keeps each
  * block under its Ethereum hash with its header, receipts and tx index. The home is then an
  * ordinary read-only home: a node started on it serves and traces the imported chain.
  */
 import type { Block as EthBlock } from '@ethereumjs/block';
 
 import { App, type AppOptions, type Genesis } from '../app/index.js';
-import type { EthChainConfig } from '../app/eth-chain-config.js';
-import { EthChainConfigError } from '../app/eth-errors.js';
-import { executeEthBlock, type EthTxOutcome } from '../app/eth-execution.js';
+import type { ImportedChainConfig } from '../app/imported-chain/chain-config.js';
+import { ImportedChainConfigError } from '../app/imported-chain/errors.js';
+import { executeImportedBlock, type ImportedTxOutcome } from '../app/imported-chain/execution.js';
 import type { Logger } from '../log/logger.js';
-import { EMPTY_BLOOM, ZERO_HASH, txRoot, type Block, type BlockHeader } from './block.js';
-import { BlockStore, type Receipt } from './block-store.js';
-import { buildGenesis, type GenesisFile } from './genesis-file.js';
-import { validatorKey } from './keys.js';
+import { EMPTY_BLOOM, ZERO_HASH, txRoot, type Block, type BlockHeader } from '../chain/block.js';
+import { BlockStore, type Receipt } from '../chain/block-store.js';
+import { buildGenesis, type GenesisFile } from '../chain/genesis-file.js';
+import { validatorKey } from '../chain/keys.js';
+import { ChainProvider } from '../provider/index.js';
 import { bytesHex } from '../util/hex.js';
 
 /** What one import needs. */
-export interface EthImportInput {
+export interface ChainImportInput {
   /** The home's data directory (empty). */
   dataDir: string;
   /** How to open the home's stores. */
   appOptions: AppOptions;
-  /** The home's genesis.json as the node reads it (see ethHomeGenesis). */
+  /** The home's genesis.json as the node reads it (see importedHomeGenesis). */
   genesis: Genesis;
   /** The chain's rules and alloc. */
-  config: EthChainConfig;
-  /** The chain's blocks from block 1 (readEthChainFile). */
+  config: ImportedChainConfig;
+  /** The chain's blocks from block 1 (readChainFile). */
   blocks: readonly EthBlock[];
   logger: Logger;
   /** Called after each block is committed and stored. */
-  onBlock?: (progress: EthBlockProgress) => void;
+  onBlock?: (progress: ImportedBlockProgress) => void;
 }
 
 /** One imported block. */
-export interface EthBlockProgress {
+export interface ImportedBlockProgress {
   number: number;
   hash: string;
   txs: number;
@@ -46,7 +47,7 @@ export interface EthBlockProgress {
 }
 
 /** The outcome of an import. */
-export interface EthImportSummary {
+export interface ChainImportSummary {
   blocks: number;
   txs: number;
   finalHeight: number;
@@ -65,10 +66,10 @@ const NO_SIGNATURE = new Uint8Array(64);
  * (informational: the state comes from the alloc itself) and a validator whose key is not
  * kept, so no node of this home ever produces a block on top of the imported chain.
  */
-export function ethHomeGenesis(config: EthChainConfig): GenesisFile {
+export function importedHomeGenesis(config: ImportedChainConfig): GenesisFile {
   const evmChainId = Number(config.chainId);
   if (!Number.isSafeInteger(evmChainId) || evmChainId <= 0) {
-    throw new EthChainConfigError(`chain id ${config.chainId} does not fit the node's EVM chain id (a positive integer below 2^53)`);
+    throw new ImportedChainConfigError(`chain id ${config.chainId} does not fit the node's EVM chain id (a positive integer below 2^53)`);
   }
   return buildGenesis({
     chainId: `eth-${config.chainId}`,
@@ -79,7 +80,7 @@ export function ethHomeGenesis(config: EthChainConfig): GenesisFile {
   });
 }
 
-function receiptOf(tx: EthTxOutcome): Receipt {
+function receiptOf(tx: ImportedTxOutcome): Receipt {
   return {
     status: tx.status,
     txType: tx.type,
@@ -94,7 +95,7 @@ function receiptOf(tx: EthTxOutcome): Receipt {
 }
 
 /** The node's header for an imported block: its Ethereum fields, and the app hash before it. */
-function headerOf(config: EthChainConfig, block: EthBlock, appHashBefore: Uint8Array, rawTxs: readonly Uint8Array[]): BlockHeader {
+function headerOf(config: ImportedChainConfig, block: EthBlock, appHashBefore: Uint8Array, rawTxs: readonly Uint8Array[]): BlockHeader {
   const h = block.header;
   return {
     chainId: config.chainId,
@@ -113,7 +114,7 @@ function headerOf(config: EthChainConfig, block: EthBlock, appHashBefore: Uint8A
 }
 
 /** The stored genesis block (height 0): found under the Ethereum genesis hash, never traced. */
-function genesisRecord(config: EthChainConfig): Block {
+function genesisRecord(config: ImportedChainConfig): Block {
   return {
     header: {
       chainId: config.chainId,
@@ -135,27 +136,27 @@ function genesisRecord(config: EthChainConfig): Block {
 }
 
 /** Executes and stores `input.blocks` into the empty home of `input.dataDir`. */
-export async function importEthChain(input: EthImportInput): Promise<EthImportSummary> {
+export async function importChain(input: ChainImportInput): Promise<ChainImportSummary> {
   const started = performance.now();
   const { config, blocks } = input;
   const first = blocks[0];
-  if (first === undefined) throw new EthChainConfigError('there are no blocks to import');
+  if (first === undefined) throw new ImportedChainConfigError('there are no blocks to import');
   const app = await App.open(input.dataDir, input.appOptions, input.genesis, input.logger);
   let store: BlockStore | undefined;
   try {
     store = await BlockStore.open(input.dataDir);
     if (app.height() !== 0 || store.latestHeight() !== undefined) {
-      throw new EthChainConfigError('the home already holds a chain; import into an empty home');
+      throw new ImportedChainConfigError('the home already holds a chain; import into an empty home');
     }
     await app.initChain(config.genesisChangesets());
     await store.saveImportedChainGenesis(config.source);
-    const hashes: Uint8Array[] = [first.header.parentHash];
     await store.saveBlock(genesisRecord(config), [], [], { hash: first.header.parentHash, header: new Uint8Array() });
+    const chain = new ChainProvider(app, store);
     let txCount = 0;
     for (const block of blocks) {
       const number = Number(block.header.number);
       const appHashBefore = app.appHash();
-      const outcome = await executeEthBlock(block, app.latestView(), (n) => hashes[Number(n)]);
+      const outcome = await executeImportedBlock(block, chain.state.at('latest').view, (n) => chain.blocks.hashAt(Number(n)));
       const appHash = await app.commitExecutedBlock(number, outcome.changesets);
       const rawTxs = outcome.txs.map((tx) => tx.raw);
       await store.saveBlock(
@@ -164,7 +165,6 @@ export async function importEthChain(input: EthImportInput): Promise<EthImportSu
         [],
         { hash: outcome.hash, header: block.header.serialize() },
       );
-      hashes[number] = outcome.hash;
       txCount += outcome.txs.length;
       input.onBlock?.({ number, hash: bytesHex(outcome.hash), txs: outcome.txs.length, gasUsed: block.header.gasUsed, appHash: bytesHex(appHash) });
     }

@@ -15,20 +15,20 @@ import { Address, bigIntToBytes, setLengthLeft } from '@ethereumjs/util';
 import { createVM, runBlock, type RunTxResult, type VM } from '@ethereumjs/vm';
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 
-import type { StateView } from '../evm/state-manager.js';
-import { blockHashChain } from '../evm/block-hashes.js';
-import type { NamedChangeset } from '../store/index.js';
-import { EthChainConfig } from './eth-chain-config.js';
-import { EthBlockImportError } from './eth-errors.js';
-import { EthStateManager } from './eth-state-manager.js';
-import type { ExecutionContext } from './execution-context.js';
-import { bytesHex } from '../util/hex.js';
+import type { StateView } from '../../evm/state-manager.js';
+import { blockHashChain } from '../../evm/block-hashes.js';
+import type { NamedChangeset } from '../../store/index.js';
+import { ImportedChainConfig } from './chain-config.js';
+import { ImportedBlockError } from './errors.js';
+import { ImportedStateManager } from './state-manager.js';
+import type { ExecutionContext } from '../execution-context.js';
+import { bytesHex } from '../../util/hex.js';
 
 /** The hash of the imported block at `number` (BLOCKHASH); undefined when unknown. */
 export type AncestorHashes = (number: bigint) => Uint8Array | undefined;
 
 /** One executed transaction of an imported block. */
-export interface EthTxOutcome {
+export interface ImportedTxOutcome {
   /** The transaction as the block carries it (type ‖ payload, or the legacy RLP list). */
   raw: Uint8Array;
   hash: Uint8Array;
@@ -45,11 +45,11 @@ export interface EthTxOutcome {
 }
 
 /** An imported block after execution. */
-export interface EthBlockOutcome {
+export interface ImportedBlockOutcome {
   block: Block;
   /** The block's Ethereum hash. */
   hash: Uint8Array;
-  txs: EthTxOutcome[];
+  txs: ImportedTxOutcome[];
   changesets: NamedChangeset[];
 }
 
@@ -92,7 +92,7 @@ function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefined): b
   return tipped < maxFeePerGas ? tipped : maxFeePerGas;
 }
 
-function outcomeOf(tx: TypedTransaction, result: RunTxResult, cumulativeGasUsed: bigint, baseFee: bigint | undefined): EthTxOutcome {
+function outcomeOf(tx: TypedTransaction, result: RunTxResult, cumulativeGasUsed: bigint, baseFee: bigint | undefined): ImportedTxOutcome {
   const failed = result.execResult.exceptionError !== undefined;
   return {
     raw: tx.serialize(),
@@ -114,27 +114,27 @@ function uint(bytes: Uint8Array | undefined): bigint {
 }
 
 /** The Common of a header given as its RLP fields: the rules at its number (field 8) and time (field 11). */
-function commonOfHeader(config: EthChainConfig, fields: readonly Uint8Array[]): Common {
+function commonOfHeader(config: ImportedChainConfig, fields: readonly Uint8Array[]): Common {
   return config.commonAt(uint(fields[8]), uint(fields[11]));
 }
 
 /** Decodes one block of a chain file (its RLP list) under the rules at its number and time. */
-export function decodeEthBlock(config: EthChainConfig, values: BlockBytes): Block {
+export function decodeChainFileBlock(config: ImportedChainConfig, values: BlockBytes): Block {
   return createBlockFromBytesArray(values, { common: commonOfHeader(config, values[0]) });
 }
 
 /**
  * Executes `block` on `parent` (the state after its parent) and checks the result against the
- * header; throws EthBlockImportError naming the block on a failure or a mismatch.
+ * header; throws ImportedBlockError naming the block on a failure or a mismatch.
  */
-export async function executeEthBlock(block: Block, parent: StateView, hashOf: AncestorHashes): Promise<EthBlockOutcome> {
+export async function executeImportedBlock(block: Block, parent: StateView, hashOf: AncestorHashes): Promise<ImportedBlockOutcome> {
   const { header } = block;
   const hash = block.hash();
   const fail = (problem: string): never => {
-    throw new EthBlockImportError(header.number, bytesHex(hash), problem);
+    throw new ImportedBlockError(header.number, bytesHex(hash), problem);
   };
   const common = block.common;
-  const state = EthStateManager.over(parent, common);
+  const state = ImportedStateManager.over(parent, common);
   const vm = await createVM({ common, stateManager: state, blockchain: ancestry(hashOf) });
   let result: Awaited<ReturnType<typeof runBlock>>;
   try {
@@ -144,7 +144,7 @@ export async function executeEthBlock(block: Block, parent: StateView, hashOf: A
   }
   if (result.gasUsed !== header.gasUsed) fail(`gas used ${result.gasUsed} differs from the header's ${header.gasUsed}`);
   if (!Buffer.from(result.logsBloom).equals(header.logsBloom)) fail('the logs bloom differs from the header\'s');
-  if (EthChainConfig.hasStatusReceipts(common) && !Buffer.from(result.receiptsRoot).equals(header.receiptTrie)) {
+  if (ImportedChainConfig.hasStatusReceipts(common) && !Buffer.from(result.receiptsRoot).equals(header.receiptTrie)) {
     fail(`receipts root ${bytesHex(result.receiptsRoot)} differs from the header's ${bytesHex(header.receiptTrie)}`);
   }
   if (header.requestsHash !== undefined && result.requestsHash !== undefined && !Buffer.from(result.requestsHash).equals(header.requestsHash)) {
@@ -157,8 +157,8 @@ export async function executeEthBlock(block: Block, parent: StateView, hashOf: A
 }
 
 /** The execution context of a stored imported block, from its Ethereum header RLP. */
-export function ethExecutionContext(
-  config: EthChainConfig,
+export function importedExecutionContext(
+  config: ImportedChainConfig,
   headerRlp: Uint8Array,
   height: number,
   hashOf: AncestorHashes,
@@ -179,7 +179,7 @@ export function ethExecutionContext(
       return { tx, hash: tx.hash() };
     },
     createVM: async (parent) => {
-      const vm = await createVM({ common, stateManager: EthStateManager.over(parent, common), blockchain: ancestry(hashOf) });
+      const vm = await createVM({ common, stateManager: ImportedStateManager.over(parent, common), blockchain: ancestry(hashOf) });
       await systemWrites(vm, block);
       return vm;
     },

@@ -10,15 +10,15 @@ import type { AccountFields, Common, StateManagerInterface } from '@ethereumjs/c
 import { Hardfork } from '@ethereumjs/common';
 import { Account, type Address } from '@ethereumjs/util';
 
-import { EVM_STORE, encodeUint, nonceKey } from '../evm/keys.js';
-import { OverlayStateManager, type StateView } from '../evm/state-manager.js';
-import type { NamedChangeset } from '../store/index.js';
-import { mergeChangesets } from './changesets.js';
+import { EVM_STORE, encodeUint, nonceKey } from '../../evm/keys.js';
+import { OverlayStateManager, type StateView } from '../../evm/state-manager.js';
+import type { NamedChangeset } from '../../store/index.js';
+import { mergeChangesets } from '../changesets.js';
 
 const ZERO_NONCE = encodeUint(0n, 8);
 
 /** An OverlayStateManager that keeps empty accounts in existence where Ethereum does. */
-export class EthStateManager implements StateManagerInterface {
+export class ImportedStateManager implements StateManagerInterface {
   readonly #inner: OverlayStateManager;
   readonly #view: StateView;
   readonly #createsEmptyAccounts: boolean;
@@ -37,8 +37,8 @@ export class EthStateManager implements StateManagerInterface {
   }
 
   /** A state manager reading `view` under the rules of `common`. */
-  static over(view: StateView, common: Common): EthStateManager {
-    return new EthStateManager(view, !common.gteHardfork(Hardfork.SpuriousDragon));
+  static over(view: StateView, common: Common): ImportedStateManager {
+    return new ImportedStateManager(view, !common.gteHardfork(Hardfork.SpuriousDragon));
   }
 
   /** The account at `address`, including an existing empty one. */
@@ -141,8 +141,8 @@ export class EthStateManager implements StateManagerInterface {
   }
 
   /** A fresh state manager over the same view. */
-  shallowCopy(): EthStateManager {
-    return new EthStateManager(this.#view, this.#createsEmptyAccounts);
+  shallowCopy(): ImportedStateManager {
+    return new ImportedStateManager(this.#view, this.#createsEmptyAccounts);
   }
 
   /** The block's writes as changesets, existing empty accounts recorded as a zero nonce. */

@@ -5,12 +5,12 @@
  */
 import { Common, Hardfork, createCommonFromGethGenesis, type GethGenesis } from '@ethereumjs/common';
 
-import { keccak256, nativeCrypto } from '../evm/crypto.js';
-import { BANK_STORE, EVM_STORE, balanceKey, codeHashKey, codeKey, codeSizeKey, encodeUint, nonceKey, storageKey } from '../evm/keys.js';
-import type { StateView } from '../evm/state-manager.js';
-import type { KVPair, NamedChangeset } from '../store/index.js';
-import { mergeChangesets } from './changesets.js';
-import { EthChainConfigError } from './eth-errors.js';
+import { keccak256, nativeCrypto } from '../../evm/crypto.js';
+import { BANK_STORE, EVM_STORE, balanceKey, codeHashKey, codeKey, codeSizeKey, encodeUint, nonceKey, storageKey } from '../../evm/keys.js';
+import type { StateView } from '../../evm/state-manager.js';
+import type { KVPair, NamedChangeset } from '../../store/index.js';
+import { mergeChangesets } from '../changesets.js';
+import { ImportedChainConfigError } from './errors.js';
 
 /** One account of the genesis alloc. */
 export interface EthAllocAccount {
@@ -40,35 +40,35 @@ function quantity(value: unknown, field: string): bigint {
   if (value === undefined || value === null) return 0n;
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
   if (typeof value === 'string' && /^(0x[0-9a-fA-F]*|\d+)$/.test(value)) return value === '0x' ? 0n : BigInt(value);
-  throw new EthChainConfigError(`genesis ${field} must be a non-negative integer (decimal or 0x-hex), got ${JSON.stringify(value)}`);
+  throw new ImportedChainConfigError(`genesis ${field} must be a non-negative integer (decimal or 0x-hex), got ${JSON.stringify(value)}`);
 }
 
 function hexBytes(value: unknown, field: string): Uint8Array {
   if (value === undefined || value === null) return new Uint8Array();
   if (typeof value !== 'string' || !/^(0x)?([0-9a-fA-F]{2})*$/.test(value)) {
-    throw new EthChainConfigError(`genesis ${field} must be an even-length hex string, got ${JSON.stringify(value)}`);
+    throw new ImportedChainConfigError(`genesis ${field} must be an even-length hex string, got ${JSON.stringify(value)}`);
   }
   return Buffer.from(value.replace(/^0x/, ''), 'hex');
 }
 
 function word(value: unknown, field: string): Uint8Array {
   const bytes = hexBytes(typeof value === 'string' && value.replace(/^0x/, '').length % 2 ? `0${value.replace(/^0x/, '')}` : value, field);
-  if (bytes.length > 32) throw new EthChainConfigError(`genesis ${field} is longer than 32 bytes`);
+  if (bytes.length > 32) throw new ImportedChainConfigError(`genesis ${field} is longer than 32 bytes`);
   const out = new Uint8Array(32);
   out.set(bytes, 32 - bytes.length);
   return out;
 }
 
 function parseAlloc(raw: unknown): Map<string, EthAllocAccount> {
-  if (!isObject(raw)) throw new EthChainConfigError('genesis alloc must be an object of address → account');
+  if (!isObject(raw)) throw new ImportedChainConfigError('genesis alloc must be an object of address → account');
   const accounts = new Map<string, EthAllocAccount>();
   for (const [address, entry] of Object.entries(raw)) {
     const hex = address.replace(/^0x/, '').toLowerCase();
-    if (!/^[0-9a-f]{40}$/.test(hex)) throw new EthChainConfigError(`genesis alloc key "${address}" is not a 20-byte hex address`);
-    if (!isObject(entry)) throw new EthChainConfigError(`genesis alloc ${address} must be an object`);
+    if (!/^[0-9a-f]{40}$/.test(hex)) throw new ImportedChainConfigError(`genesis alloc key "${address}" is not a 20-byte hex address`);
+    if (!isObject(entry)) throw new ImportedChainConfigError(`genesis alloc ${address} must be an object`);
     const storage: Array<[Uint8Array, Uint8Array]> = [];
     if (entry.storage !== undefined) {
-      if (!isObject(entry.storage)) throw new EthChainConfigError(`genesis alloc ${address}.storage must be an object of slot → value`);
+      if (!isObject(entry.storage)) throw new ImportedChainConfigError(`genesis alloc ${address}.storage must be an object of slot → value`);
       for (const [slot, value] of Object.entries(entry.storage)) {
         const v = word(value, `alloc ${address}.storage[${slot}]`);
         if (v.some((b) => b !== 0)) storage.push([word(slot, `alloc ${address}.storage key ${slot}`), v]);
@@ -92,7 +92,7 @@ function allocChangesets(alloc: ReadonlyMap<string, EthAllocAccount>): NamedChan
     const address = Buffer.from(hex, 'hex');
     if (account.balance > 0n) bank.push({ key: balanceKey(address), value: encodeUint(account.balance, 32) });
     const empty = account.balance === 0n && account.nonce === 0n && account.code.length === 0;
-    // An empty account still exists in Ethereum's state; a stored zero nonce records that (see EthStateManager).
+    // An empty account still exists in Ethereum's state; a stored zero nonce records that (see ImportedStateManager).
     if (account.nonce > 0n || empty) evm.push({ key: nonceKey(address), value: encodeUint(account.nonce, 8) });
     if (account.code.length > 0) {
       evm.push({ key: codeKey(address), value: account.code });
@@ -106,7 +106,7 @@ function allocChangesets(alloc: ReadonlyMap<string, EthAllocAccount>): NamedChan
 }
 
 /** An imported chain's fork rules and genesis, from its geth genesis file. */
-export class EthChainConfig {
+export class ImportedChainConfig {
   readonly chainId: bigint;
   /** The genesis file as given, kept with the imported chain so a node can rebuild these rules. */
   readonly source: string;
@@ -119,10 +119,10 @@ export class EthChainConfig {
 
   private constructor(source: string, doc: Json) {
     const config = doc.config;
-    if (!isObject(config)) throw new EthChainConfigError('genesis has no "config" object; pass a geth genesis.json');
+    if (!isObject(config)) throw new ImportedChainConfigError('genesis has no "config" object; pass a geth genesis.json');
     const unknown = Object.keys(config).filter((key) => !KNOWN_FORK_KEYS.has(key) && /(Block|Time)$/.test(key));
     if (unknown.length > 0) {
-      throw new EthChainConfigError(`genesis config schedules ${unknown.join(', ')}, which this node's EVM (@ethereumjs 10.1.3) does not implement`);
+      throw new ImportedChainConfigError(`genesis config schedules ${unknown.join(', ')}, which this node's EVM (@ethereumjs 10.1.3) does not implement`);
     }
     this.source = source;
     this.chainId = quantity(config.chainId, 'config.chainId');
@@ -134,20 +134,20 @@ export class EthChainConfig {
     try {
       this.#common = createCommonFromGethGenesis(doc as unknown as GethGenesis, { chain: `chain-${this.chainId}`, customCrypto: nativeCrypto });
     } catch (error) {
-      throw new EthChainConfigError(`genesis config is not usable: ${error instanceof Error ? error.message : String(error)}`);
+      throw new ImportedChainConfigError(`genesis config is not usable: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
   /** Parses a geth genesis.json document. */
-  static parse(text: string): EthChainConfig {
+  static parse(text: string): ImportedChainConfig {
     let doc: unknown;
     try {
       doc = JSON.parse(text);
     } catch (error) {
-      throw new EthChainConfigError(`genesis is not valid JSON: ${(error as Error).message}`);
+      throw new ImportedChainConfigError(`genesis is not valid JSON: ${(error as Error).message}`);
     }
-    if (!isObject(doc)) throw new EthChainConfigError('genesis must be a JSON object');
-    return new EthChainConfig(text, doc);
+    if (!isObject(doc)) throw new ImportedChainConfigError('genesis must be a JSON object');
+    return new ImportedChainConfig(text, doc);
   }
 
   /** A Common with the rules of block `number` at `timestamp` (the fork schedule is by block, then by time). */
