@@ -9,10 +9,7 @@ import type { ChainProvider } from '../provider/index.js';
 import type { JsonValue } from '../trace/index.js';
 import type { StateAccessTrace, TraceService } from '../trace/service/index.js';
 import { appCallRequest, appStateOverrides } from './call-request.js';
-
-function hex(bytes: Uint8Array): string {
-  return `0x${Buffer.from(bytes).toString('hex')}`;
-}
+import { bytesHex, quantity } from '../util/hex.js';
 
 function receiptOf(r: StoredReceipt): StateAccessReceipt {
   return {
@@ -34,15 +31,15 @@ function receiptOf(r: StoredReceipt): StateAccessReceipt {
 function blockLookupResponse(block: StoredBlock): JsonValue {
   const h = block.header;
   return {
-    hash: hex(block.hash),
+    hash: bytesHex(block.hash),
     height: String(h.height),
     time: new Date(h.timeMs).toISOString(),
-    proposer: hex(h.proposer),
-    lastBlockHash: hex(h.lastBlockHash),
-    appHash: hex(h.appHash),
-    gasUsed: `0x${h.gasUsed.toString(16)}`,
-    gasLimit: `0x${h.gasLimit.toString(16)}`,
-    baseFee: `0x${h.baseFee.toString(16)}`,
+    proposer: bytesHex(h.proposer),
+    lastBlockHash: bytesHex(h.lastBlockHash),
+    appHash: bytesHex(h.appHash),
+    gasUsed: quantity(h.gasUsed),
+    gasLimit: quantity(h.gasLimit),
+    baseFee: quantity(h.baseFee),
     txs: block.txs.length,
   };
 }
@@ -51,7 +48,7 @@ function blockLookupResponse(block: StoredBlock): JsonValue {
 function stateAccessOf(trace: StateAccessTrace): StateAccess {
   const { location, block } = trace;
   const lookups: BlockStoreLookup[] = [
-    { endpoint: 'Tx', arguments: [hex(trace.txHash)], response: { height: String(location.height), index: location.index } },
+    { endpoint: 'Tx', arguments: [bytesHex(trace.txHash)], response: { height: String(location.height), index: location.index } },
     { endpoint: 'Block', arguments: [String(location.height)], response: blockLookupResponse(block) },
   ];
   return { modules: trace.modules, lookups, receipt: receiptOf(trace.receipt) };

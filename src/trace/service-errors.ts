@@ -3,6 +3,7 @@
  * clients already see. Only the rpc layer decides how each reaches the wire.
  */
 import { TraceError } from './errors.js';
+import { bytesHex } from '../util/hex.js';
 
 /** Every trace slot is taken; the request is refused rather than queued. */
 export class TraceBusyError extends TraceError {
@@ -50,7 +51,7 @@ export class ImportedBlockUnsupportedError extends TraceError {
 /** debug_traceCall's `txIndex` lies past the block's last transaction. */
 export class TxIndexOutOfRangeError extends TraceError {
   constructor(index: number, blockHash: Uint8Array) {
-    super(`transaction index ${index} out of range for block 0x${Buffer.from(blockHash).toString('hex')}`);
+    super(`transaction index ${index} out of range for block ${bytesHex(blockHash)}`);
   }
 }
 

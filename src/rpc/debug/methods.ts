@@ -10,6 +10,7 @@ import type { CallRequest } from '../eth/backend.js';
 import { parseBlockNumber, parseBlockNumberOrHash, parseCallRequest, parseHash } from '../eth/params.js';
 import { formatStateAccess, type StateAccess } from './state-access.js';
 import { parseTraceCallExtras, type TraceCallExtras } from './trace-call-params.js';
+import { bytesHex } from '../../util/hex.js';
 
 /** What a trace request asks for. */
 export interface TraceOptions {
@@ -55,10 +56,6 @@ export interface DebugBackend {
   traceStateAccess(hash: Uint8Array): Promise<StateAccess | undefined>;
 }
 
-function hex(bytes: Uint8Array): string {
-  return `0x${Buffer.from(bytes).toString('hex')}`;
-}
-
 /** Reads geth's TraceConfig (keys matched case-insensitively, unknown keys ignored). */
 export function parseTraceConfig(value: unknown, index: number): TraceOptions {
   if (value !== undefined && value !== null && (typeof value !== 'object' || Array.isArray(value))) {
@@ -90,7 +87,7 @@ export function parseTraceConfig(value: unknown, index: number): TraceOptions {
 }
 
 function entries(traces: BlockTraceEntry[]): Array<{ txHash: string; result: JsonValue }> {
-  return traces.map((t) => ({ txHash: hex(t.txHash), result: t.result }));
+  return traces.map((t) => ({ txHash: bytesHex(t.txHash), result: t.result }));
 }
 
 /** The debug_ method table over `backend`. */
@@ -124,7 +121,7 @@ export function createDebugMethods(backend: DebugBackend): MethodTable {
       expectParams(params, 1, 2);
       const hash = parseHash(params[0], 0);
       const traces = await backend.traceBlockByHash(hash, parseTraceConfig(params[1], 1));
-      if (traces === undefined) throw RpcError.server(`block ${hex(hash)} not found`);
+      if (traces === undefined) throw RpcError.server(`block ${bytesHex(hash)} not found`);
       return entries(traces);
     },
     debug_traceCall: async (params) => {
@@ -139,7 +136,7 @@ export function createDebugMethods(backend: DebugBackend): MethodTable {
       else if (selector.tag === 'pending') throw RpcError.server('tracing on top of pending is not supported');
       else block = { height: selector.tag === 'earliest' ? backend.earliestHeight() : backend.latestHeight() };
       const result = await backend.traceCall({ call, block, ...extras }, options);
-      if (result === undefined) throw RpcError.server('hash' in block ? `block ${hex(block.hash)} not found` : `block #${block.height} not found`);
+      if (result === undefined) throw RpcError.server('hash' in block ? `block ${bytesHex(block.hash)} not found` : `block #${block.height} not found`);
       return result;
     },
     debug_traceStateAccess: async (params) => {

@@ -5,6 +5,7 @@
  */
 import type { StateView } from '../../evm/state-manager.js';
 import type { NamedChangeset } from '../../store/index.js';
+import { plainHex } from '../../util/hex.js';
 
 /** What one execution read from one module store: lower-case hex without 0x, "" for absent. */
 export interface ModuleReads {
@@ -16,10 +17,6 @@ export interface ModuleReads {
 
 /** A StateView that may also answer existence queries. */
 export type ExistenceView = StateView & { has?(store: string, key: Uint8Array): boolean };
-
-function hexOf(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
-}
 
 /** Forwards reads to a view and records the first value of every key read, per store. */
 export class RecordingStateView implements StateView {
@@ -35,15 +32,15 @@ export class RecordingStateView implements StateView {
     const value = this.#view.get(store, key);
     let reads = this.#reads.get(store);
     if (!reads) this.#reads.set(store, (reads = new Map()));
-    const id = hexOf(key);
-    if (!reads.has(id)) reads.set(id, value === undefined ? '' : hexOf(value));
+    const id = plainHex(key);
+    if (!reads.has(id)) reads.set(id, value === undefined ? '' : plainHex(value));
     return value;
   }
 
   has(store: string, key: Uint8Array): boolean {
     let asked = this.#has.get(store);
     if (!asked) this.#has.set(store, (asked = new Set()));
-    asked.add(hexOf(key));
+    asked.add(plainHex(key));
     return this.#view.has ? this.#view.has(store, key) : this.#view.get(store, key) !== undefined;
   }
 
@@ -60,11 +57,11 @@ export function viewWithChangesets(base: StateView, changesets: readonly NamedCh
   for (const { name, pairs } of changesets) {
     let store = written.get(name);
     if (!store) written.set(name, (store = new Map()));
-    for (const { key, value } of pairs) store.set(hexOf(key), value);
+    for (const { key, value } of pairs) store.set(plainHex(key), value);
   }
   return {
     get: (store, key) => {
-      const overlay = written.get(store)?.get(hexOf(key));
+      const overlay = written.get(store)?.get(plainHex(key));
       if (overlay === undefined) return base.get(store, key);
       return overlay ?? undefined;
     },
