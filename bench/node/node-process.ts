@@ -16,17 +16,30 @@ import { Duration, loadConfig, renderAppToml, renderConfigToml } from '../../src
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const STRATAD = join(ROOT, 'dist', 'src', 'cli', 'stratad.js');
 
-/** A free TCP port on 127.0.0.1 (bound, then released). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports handed out below Linux's ephemeral range (32768-60999 by default). A port the kernel
+ * picked for `listen(0)` and that was released again is soon handed to some process's
+ * outgoing connection, and the node then fails to bind it; ports below the range are only
+ * ever taken by a listener.
+ */
+const PORT_RANGE = { from: 20_000, to: 32_000 };
+
+/** Binds `port` on 127.0.0.1 and releases it; false when it is taken. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolve(true)));
   });
+}
+
+/** A free TCP port on 127.0.0.1, chosen at random below the ephemeral range. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from));
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port between ${PORT_RANGE.from} and ${PORT_RANGE.to} on 127.0.0.1`);
 }
 
 /** What the benchmark's node home looks like. */
