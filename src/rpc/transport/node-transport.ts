@@ -10,15 +10,11 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { Logger } from '../../log/logger.js';
 import { BodyCollector } from './body.js';
 import { HttpPipeline, type Exchange } from './pipeline.js';
-import { RouteTable } from './router.js';
+import { RoutedTransport } from './routed-transport.js';
 import {
   resolveTransportOptions,
   TransportError,
-  type HttpMethod,
-  type HttpTransport,
-  type JsonRpcHandler,
   type ResolvedTransportOptions,
-  type RouteHandler,
   type TransportOptions,
   type WebSocketHandlers,
   type WsConnection,
@@ -30,24 +26,23 @@ const KEEP_ALIVE_TIMEOUT_MS = 10_000;
 const HEARTBEAT_MS = 60_000;
 
 /** HTTP and WebSocket serving on node:http + ws. */
-export class NodeHttpTransport implements HttpTransport {
+export class NodeHttpTransport extends RoutedTransport {
   readonly kind = 'node' as const;
   readonly #server: Server;
   readonly #options: ResolvedTransportOptions;
   readonly #logger: Logger;
-  readonly #routes = new RouteTable();
   readonly #pipeline: HttpPipeline;
   readonly #wsEndpoints = new Map<string, WebSocketServer>();
   readonly #sockets = new Set<Socket>();
   readonly #connections = new Set<NodeWsConnection>();
   #heartbeat: NodeJS.Timeout | undefined;
   #nextConnectionId = 1;
-  #state: 'new' | 'listening' | 'closed' = 'new';
 
   constructor(options: TransportOptions = {}, logger: Logger = new Logger({ base: { module: 'rpc' } })) {
+    super();
     this.#options = resolveTransportOptions(options);
     this.#logger = logger;
-    this.#pipeline = new HttpPipeline(this.#routes, this.#options, logger);
+    this.#pipeline = new HttpPipeline(this.routes, this.#options, logger);
     this.#server = createServer((req, res) => this.#pipeline.serve(new NodeExchange(this, req, res)));
     this.#server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     this.#server.on('connection', (socket: Socket) => {
@@ -57,32 +52,17 @@ export class NodeHttpTransport implements HttpTransport {
     this.#server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.#upgrade(req, socket, head));
   }
 
-  /** True once `close` ran; pending answers are dropped. */
-  get closed(): boolean {
-    return this.#state === 'closed';
-  }
-
-  route(method: HttpMethod, path: string, handler: RouteHandler): void {
-    this.#assertNew('route');
-    this.#routes.add(method, path, { kind: 'route', handler });
-  }
-
-  jsonRpc(path: string, handler: JsonRpcHandler): void {
-    this.#assertNew('jsonRpc');
-    this.#routes.add('POST', path, { kind: 'jsonrpc', handler });
-  }
-
-  onWebSocket<S>(path: string, handlers: WebSocketHandlers<S>): void {
-    this.#assertNew('onWebSocket');
+  override onWebSocket<S>(path: string, handlers: WebSocketHandlers<S>): void {
+    this.assertNew('onWebSocket');
     if (this.#wsEndpoints.has(path)) throw new TransportError(`a WebSocket endpoint is already registered on ${path}; register each path once`);
     const server = new WebSocketServer({ noServer: true, maxPayload: this.#options.maxWsMessageBytes, perMessageDeflate: false, clientTracking: false });
     server.on('connection', (ws: WebSocket) => this.#accept(ws, handlers));
     this.#wsEndpoints.set(path, server);
   }
 
-  listen(host: string, port: number): Promise<number> {
-    this.#assertNew('listen');
-    this.#state = 'listening';
+  override listen(host: string, port: number): Promise<number> {
+    this.assertNew('listen');
+    this.state = 'listening';
     if (this.#wsEndpoints.size > 0) {
       this.#heartbeat = setInterval(() => {
         for (const connection of this.#connections) connection.heartbeat();
@@ -99,10 +79,10 @@ export class NodeHttpTransport implements HttpTransport {
     });
   }
 
-  async close(): Promise<void> {
-    if (this.#state === 'closed') return;
-    const wasListening = this.#state === 'listening';
-    this.#state = 'closed';
+  override async close(): Promise<void> {
+    if (this.state === 'closed') return;
+    const wasListening = this.state === 'listening';
+    this.state = 'closed';
     clearInterval(this.#heartbeat);
     for (const connection of this.#connections) connection.terminate();
     for (const server of this.#wsEndpoints.values()) server.close();
@@ -139,9 +119,6 @@ export class NodeHttpTransport implements HttpTransport {
     });
   }
 
-  #assertNew(what: string): void {
-    if (this.#state !== 'new') throw new TransportError(`${what}() must be called before listen() and close()`);
-  }
 }
 
 function rawDataText(data: RawData): string {

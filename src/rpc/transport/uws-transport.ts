@@ -12,16 +12,12 @@ import type * as Uws from 'uwebsockets';
 import { Logger } from '../../log/logger.js';
 import { BodyCollector } from './body.js';
 import { HttpPipeline, type Exchange } from './pipeline.js';
-import { RouteTable } from './router.js';
+import { RoutedTransport } from './routed-transport.js';
 import { statusLine } from './status.js';
 import {
   resolveTransportOptions,
   TransportError,
-  type HttpMethod,
-  type HttpTransport,
-  type JsonRpcHandler,
   type ResolvedTransportOptions,
-  type RouteHandler,
   type TransportOptions,
   type WebSocketHandlers,
   type WsConnection,
@@ -56,41 +52,25 @@ interface SocketSlot {
 }
 
 /** HTTP and WebSocket serving on uWebSockets.js. */
-export class UwsTransport implements HttpTransport {
+export class UwsTransport extends RoutedTransport {
   readonly kind = 'uws' as const;
   readonly #uws: UwsModule;
   readonly #app: Uws.TemplatedApp;
   readonly #options: ResolvedTransportOptions;
-  readonly #routes = new RouteTable();
   readonly #pipeline: HttpPipeline;
   readonly #connections = new Set<UwsWsConnection>();
   #nextConnectionId = 1;
-  #state: 'new' | 'listening' | 'closed' = 'new';
 
   constructor(options: TransportOptions = {}, logger: Logger = new Logger({ base: { module: 'rpc' } }), uws: UwsModule = loadUws()) {
+    super();
     this.#uws = uws;
     this.#app = uws.App();
     this.#options = resolveTransportOptions(options);
-    this.#pipeline = new HttpPipeline(this.#routes, this.#options, logger);
+    this.#pipeline = new HttpPipeline(this.routes, this.#options, logger);
   }
 
-  /** True once `close` ran; pending answers are dropped. */
-  get closed(): boolean {
-    return this.#state === 'closed';
-  }
-
-  route(method: HttpMethod, path: string, handler: RouteHandler): void {
-    this.#assertNew('route');
-    this.#routes.add(method, path, { kind: 'route', handler });
-  }
-
-  jsonRpc(path: string, handler: JsonRpcHandler): void {
-    this.#assertNew('jsonRpc');
-    this.#routes.add('POST', path, { kind: 'jsonrpc', handler });
-  }
-
-  onWebSocket<S>(path: string, handlers: WebSocketHandlers<S>): void {
-    this.#assertNew('onWebSocket');
+  override onWebSocket<S>(path: string, handlers: WebSocketHandlers<S>): void {
+    this.assertNew('onWebSocket');
     this.#app.ws<SocketSlot>(path, {
       compression: this.#uws.DISABLED,
       maxPayloadLength: this.#options.maxWsMessageBytes,
@@ -119,9 +99,9 @@ export class UwsTransport implements HttpTransport {
     });
   }
 
-  listen(host: string, port: number): Promise<number> {
-    this.#assertNew('listen');
-    this.#state = 'listening';
+  override listen(host: string, port: number): Promise<number> {
+    this.assertNew('listen');
+    this.state = 'listening';
     // Registered last so WebSocket routes take their paths first; every other request goes
     // through the shared pipeline, which owns 404 and 405.
     this.#app.any('/*', (res, req) => this.#pipeline.serve(new UwsExchange(this, res, req)));
@@ -137,18 +117,15 @@ export class UwsTransport implements HttpTransport {
     });
   }
 
-  async close(): Promise<void> {
-    if (this.#state === 'closed') return;
-    this.#state = 'closed';
+  override async close(): Promise<void> {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
     // Closes the listen socket and every connection; WebSocket close handlers run from here.
     this.#app.close();
     for (const connection of this.#connections) connection.markClosed();
     this.#connections.clear();
   }
 
-  #assertNew(what: string): void {
-    if (this.#state !== 'new') throw new TransportError(`${what}() must be called before listen() and close()`);
-  }
 }
 
 /** A uWS request/response pair adapted for the shared pipeline. */

@@ -8,14 +8,18 @@
  * replaced. A replay is handed to one trace at a time (taken out, put back), so concurrent
  * traces never share a VM.
  */
+import { LRUCache } from 'lru-cache';
+
 import type { BlockReplay } from './block-replay.js';
 
 /** The most recently paused replays, by block hash. */
 export class PausedReplays {
-  readonly #paused = new Map<string, BlockReplay>();
+  readonly #paused: LRUCache<string, BlockReplay>;
 
-  /** Keeps at most `max` paused replays (oldest out first). */
-  constructor(private readonly max = 4) {}
+  /** Keeps at most `max` paused replays (least recently paused out first). */
+  constructor(max = 4) {
+    this.#paused = new LRUCache({ max });
+  }
 
   /** Takes the replay of `blockHash` if it has not run past `index`; the caller then owns it. */
   take(blockHash: string, index: number): BlockReplay | undefined {
@@ -27,8 +31,6 @@ export class PausedReplays {
 
   /** Keeps `replay` for the next trace of its block. */
   put(replay: BlockReplay): void {
-    this.#paused.delete(replay.blockHash);
-    if (this.#paused.size >= this.max) this.#paused.delete(this.#paused.keys().next().value!);
     this.#paused.set(replay.blockHash, replay);
   }
 }
