@@ -4,6 +4,7 @@
  * the same version, and answers state queries at the latest or an older height.
  */
 import type { Common } from '@ethereumjs/common';
+import { Capability } from '@ethereumjs/tx';
 
 import type { Logger } from '../log/logger.js';
 import {
@@ -16,7 +17,7 @@ import {
 import type { BlockContext } from '../evm/block-context.js';
 import { CallError, estimateGas as estimateMessageGas, ethCall, type CallRequest, type CallResult, type StateOverrides } from '../evm/call.js';
 import { createChainCommon } from '../evm/common.js';
-import { TxRejectedError } from '../evm/errors.js';
+import { ExceedsBlockGasLimitError, TxRejectedError, UnprotectedTxError } from '../evm/errors.js';
 import { executeBlockTxs, type ExecutedTx, type SkippedTx } from '../evm/executor.js';
 import { BANK_STORE, EVM_STORE, balanceKey, decodeUint, nonceKey } from '../evm/keys.js';
 import { NO_BLOCK_HASHES, type BlockHashLookup } from '../evm/block-hashes.js';
@@ -29,6 +30,7 @@ import { mergeChangesets } from './changesets.js';
 import { AppClosedError, BlockOrderError } from './errors.js';
 import { ownExecutionContext, type ExecutionContext } from './execution-context.js';
 import { genesisChangesets, type Genesis } from './genesis.js';
+import { checkStateStorePresent, reconcileStateStore } from './state-store-check.js';
 
 /** How App.open opens the stores, plus the RPC gas cap of calls. */
 export interface AppOptions {
@@ -38,6 +40,8 @@ export interface AppOptions {
   gasCap?: number;
   /** eth_call outcomes remembered per (height, request); 0 turns the cache off. Default 16,384. */
   callCacheEntries?: number;
+  /** Admit legacy transactions without EIP-155 replay protection (`allow-unprotected-txs`). Default false. */
+  allowUnprotectedTxs?: boolean;
 }
 
 /** The header fields of the block a call runs in (eth_call at height h runs in block h). */
@@ -114,7 +118,12 @@ export class App {
   /** Serialises executeBlock calls. */
   #executing: Promise<unknown> = Promise.resolve();
 
-  private constructor(genesis: Genesis, sc: CommitStore, ss: CompositeStateStore, logger: Logger, gasCap: number, callCacheEntries: number) {
+  readonly #allowUnprotectedTxs: boolean;
+
+  private constructor(genesis: Genesis, sc: CommitStore, ss: CompositeStateStore, logger: Logger, options: AppOptions) {
+    const gasCap = options.gasCap ?? DEFAULT_GAS_CAP;
+    const callCacheEntries = options.callCacheEntries ?? DEFAULT_CALL_CACHE_ENTRIES;
+    this.#allowUnprotectedTxs = options.allowUnprotectedTxs ?? false;
     this.genesis = genesis;
     this.common = createChainCommon(genesis.evm_chain_id);
     this.#sc = sc;
@@ -130,18 +139,20 @@ export class App {
     const sc = await CommitStore.open(dataDir, { initialVersion: genesis.initial_height, ...options.commit });
     let ss: CompositeStateStore;
     try {
+      checkStateStorePresent(sc, options.ss, dataDir);
       ss = await CompositeStateStore.open(dataDir, options.ss, logger);
     } catch (error) {
       await sc.close();
       throw error;
     }
-    const app = new App(genesis, sc, ss, logger, options.gasCap ?? DEFAULT_GAS_CAP, options.callCacheEntries ?? DEFAULT_CALL_CACHE_ENTRIES);
-    const scVersion = sc.version();
-    const ssVersion = Number(ss.latestVersion());
-    if (ssVersion < scVersion) {
-      logger.warn('state store is behind the commit store; historical reads above its version are unavailable', { scVersion, ssVersion });
+    try {
+      await reconcileStateStore(sc, ss, options.ss, dataDir, logger);
+    } catch (error) {
+      await ss.close();
+      await sc.close();
+      throw error;
     }
-    return app;
+    return new App(genesis, sc, ss, logger, options);
   }
 
   #live(): void {
@@ -336,12 +347,16 @@ export class App {
 
   /**
    * Mempool admission against the latest state: decodes and checks the signature, chain id,
-   * intrinsic gas, fee ≥ `baseFee`, nonce ≥ the sender's nonce and funds.
+   * replay protection, gas within the block gas limit, intrinsic gas, fee ≥ `baseFee`, nonce ≥
+   * the sender's nonce and funds.
    */
   validateTx(raw: Uint8Array, baseFee: bigint = BigInt(this.genesis.params.min_base_fee)): TxValidation {
     this.#live();
     try {
       const decoded = decodeTx(raw, this.common);
+      if (!this.#allowUnprotectedTxs && decoded.type === 0 && !decoded.tx.supports(Capability.EIP155ReplayProtection)) throw new UnprotectedTxError();
+      const blockGasLimit = BigInt(this.genesis.params.block_gas_limit);
+      if (decoded.gasLimit > blockGasLimit) throw new ExceedsBlockGasLimitError(decoded.gasLimit, blockGasLimit);
       this.#admitted.set(raw, decoded);
       const view = this.#latestState;
       const sender = decoded.sender.bytes;

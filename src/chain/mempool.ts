@@ -45,6 +45,8 @@ export interface MempoolOptions {
   maxTxBytes?: number;
   /** Most rejected hashes remembered (default 10,000). */
   invalidCacheSize?: number;
+  /** Most pending txs of one sender (default 80). */
+  maxTxsPerSender?: number;
   /** Admission check of a raw tx. */
   check: (raw: Uint8Array) => CheckResult | Promise<CheckResult>;
   /** The sender's committed account nonce. */
@@ -54,6 +56,9 @@ export interface MempoolOptions {
   /** Latest committed height at start. */
   height?: number;
 }
+
+/** Pending txs one sender may have when the settings name no limit (geth: 16 executable + 64 queued). */
+export const DEFAULT_MAX_TXS_PER_SENDER = 80;
 
 /** Base class of mempool refusals; `message` is what eth_sendRawTransaction returns. */
 export class MempoolError extends Error {
@@ -67,6 +72,13 @@ export class MempoolError extends Error {
 export class MempoolFullError extends MempoolError {
   constructor(readonly count: number) {
     super(`mempool is full: ${count} txs; try again later`);
+  }
+}
+
+/** The sender has `maxTxsPerSender` txs pending already. */
+export class SenderLimitError extends MempoolError {
+  constructor(sender: string, count: number) {
+    super(`account limit exceeded: ${sender} has ${count} pending transactions (max-txs-per-sender); wait until some are included`);
   }
 }
 
@@ -166,7 +178,11 @@ export class Mempool {
     }
     const replaced = queue?.byNonce.get(checked.nonce);
     if (replaced && checked.fee <= replaced.fee) throw new ReplacementUnderpricedError();
-    if (!replaced && this.byHash.size >= this.options.size) throw new MempoolFullError(this.byHash.size);
+    if (!replaced) {
+      const perSender = this.options.maxTxsPerSender ?? DEFAULT_MAX_TXS_PER_SENDER;
+      if (queue && queue.byNonce.size >= perSender) throw new SenderLimitError(sender, queue.byNonce.size);
+      if (this.byHash.size >= this.options.size) this.#evictCheaperThan(checked.fee, sender);
+    }
     if (!queue) {
       queue = new SenderQueue(accountNonce);
       this.senders.set(sender, queue);
@@ -287,6 +303,23 @@ export class Mempool {
     if (!queue) return;
     queue.byNonce.delete(tx.nonce);
     if (queue.byNonce.size === 0) this.senders.delete(tx.sender);
+  }
+
+  /**
+   * Makes room in a full pool for a tx paying `fee`: the cheapest tx that is last in its
+   * sender's queue (removing it leaves no nonce gap) goes, if it pays less and is not the
+   * newcomer's own; otherwise the pool is full for this tx.
+   */
+  #evictCheaperThan(fee: bigint, sender: string): void {
+    let cheapest: MempoolTx | undefined;
+    for (const [owner, queue] of this.senders) {
+      if (owner === sender) continue;
+      let last: MempoolTx | undefined;
+      for (const tx of queue.byNonce.values()) if (last === undefined || tx.nonce > last.nonce) last = tx;
+      if (last !== undefined && (cheapest === undefined || last.fee < cheapest.fee)) cheapest = last;
+    }
+    if (cheapest === undefined || cheapest.fee >= fee) throw new MempoolFullError(this.byHash.size);
+    this.remove(toHex(cheapest.hash));
   }
 
   private rememberInvalid(key: string, reason: string): void {

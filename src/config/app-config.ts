@@ -75,6 +75,8 @@ export interface EvmRpcConfig {
   readonly maxBatchSize: number;
   /** `max-concurrent-requests`: requests served at once; more are refused. */
   readonly maxConcurrentRequests: number;
+  /** `max-response-bytes`: largest answer to one call or one batch. */
+  readonly maxResponseBytes: number;
   /** `max-log-block-range`: widest block range of one `eth_getLogs`. */
   readonly maxLogBlockRange: number;
   /** `trace-timeout`: per-transaction time limit of a trace whose request names no `timeout`. */
@@ -85,6 +87,8 @@ export interface EvmRpcConfig {
   readonly maxStructLogBytes: number;
   /** `gas-cap`: gas limit of `eth_call` / `eth_estimateGas` / `debug_traceCall`; 0 = no cap. */
   readonly gasCap: number;
+  /** `allow-unprotected-txs`: accept legacy transactions without EIP-155 replay protection over RPC. */
+  readonly allowUnprotectedTxs: boolean;
 }
 
 /** Everything `config/app.toml` configures. */
@@ -219,6 +223,12 @@ export const EVM_SECTION: SectionSchema<EvmRpcConfig> = {
       kind: integerKind({ min: 1 }),
       default: 1024,
     },
+    maxResponseBytes: {
+      key: 'max-response-bytes',
+      doc: 'Largest answer to one call or one batch, in bytes; a larger one is replaced by error -32005 (geth caps batch answers at 25 MB).',
+      kind: integerKind({ min: 1 }),
+      default: 25 * MIB,
+    },
     maxLogBlockRange: {
       key: 'max-log-block-range',
       doc: 'Widest block range one eth_getLogs call may scan.',
@@ -248,6 +258,12 @@ export const EVM_SECTION: SectionSchema<EvmRpcConfig> = {
       doc: 'Gas limit of eth_call, eth_estimateGas and debug_traceCall; 0 = no cap.',
       kind: integerKind({ min: 0 }),
       default: 50_000_000,
+    },
+    allowUnprotectedTxs: {
+      key: 'allow-unprotected-txs',
+      doc: 'Accept legacy transactions signed without a chain id (pre-EIP-155), which can be replayed on any chain; off as in geth.',
+      kind: booleanKind(),
+      default: false,
     },
   },
 };

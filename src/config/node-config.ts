@@ -70,6 +70,8 @@ export interface MempoolConfig {
   readonly ttlDuration: Duration;
   /** `ttl-num-blocks`: evict entries older than this many blocks; 0 = off. */
   readonly ttlNumBlocks: number;
+  /** `max-txs-per-sender`: most pending transactions of one sender. */
+  readonly maxTxsPerSender: number;
   /** `max-tx-bytes`: largest transaction accepted. */
   readonly maxTxBytes: number;
 }
@@ -200,15 +202,21 @@ export const MEMPOOL_SECTION: SectionSchema<MempoolConfig> = {
     },
     ttlDuration: {
       key: 'ttl-duration',
-      doc: 'Evict transactions older than this duration (e.g. "5s"); "0s" = off.',
+      doc: 'Evict transactions older than this duration (e.g. "5m"); "0s" = off. A transaction that cannot be included stays no longer than this.',
       kind: durationKind({ positive: false }),
-      default: new Duration(0n),
+      default: Duration.parse('10m'),
     },
     ttlNumBlocks: {
       key: 'ttl-num-blocks',
       doc: 'Evict transactions older than this many blocks; 0 = off.',
       kind: integerKind({ min: 0 }),
-      default: 0,
+      default: 600,
+    },
+    maxTxsPerSender: {
+      key: 'max-txs-per-sender',
+      doc: 'Most pending transactions of one sender (geth keeps 16 executable + 64 queued); more are refused, so one sender cannot fill the pool.',
+      kind: integerKind({ min: 1 }),
+      default: 80,
     },
     maxTxBytes: {
       key: 'max-tx-bytes',

@@ -13,6 +13,8 @@ export type TxRejectionCode =
   | 'fee_below_base_fee'
   | 'tip_above_fee_cap'
   | 'block_gas_limit_reached'
+  | 'exceeds_block_gas_limit'
+  | 'unprotected'
   | 'execution_failed';
 
 /** A transaction that cannot be included; the message follows geth's wording. */
@@ -112,6 +114,22 @@ export class BlockGasLimitReachedError extends TxRejectedError {
   constructor(readonly gasLimit: bigint, readonly gasLeft: bigint) {
     super('block_gas_limit_reached', `gas limit reached: tx gas ${gasLimit}, block gas left ${gasLeft}`);
     this.name = 'BlockGasLimitReachedError';
+  }
+}
+
+/** The gas limit is above the block gas limit, so no block can ever include the transaction. */
+export class ExceedsBlockGasLimitError extends TxRejectedError {
+  constructor(readonly gasLimit: bigint, readonly blockGasLimit: bigint) {
+    super('exceeds_block_gas_limit', 'exceeds block gas limit');
+    this.name = 'ExceedsBlockGasLimitError';
+  }
+}
+
+/** A legacy transaction signed without a chain id (pre-EIP-155): it could be replayed on any chain. */
+export class UnprotectedTxError extends TxRejectedError {
+  constructor() {
+    super('unprotected', 'only replay-protected (EIP-155) transactions allowed over RPC');
+    this.name = 'UnprotectedTxError';
   }
 }
 

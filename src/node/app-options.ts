@@ -26,6 +26,7 @@ export function appOptionsOf(config: LoadedConfig, mode: { maintenance?: boolean
       pruneIntervalSeconds: maintenance ? 0 : ss.pruneInterval,
     },
     gasCap: evm.gasCap,
+    allowUnprotectedTxs: evm.allowUnprotectedTxs,
   };
 }
 

@@ -10,7 +10,7 @@ import type { App, Genesis } from '../app/index.js';
 import { BlockStore } from '../chain/block-store.js';
 import { BlockSigner, loadNodeKey, loadValidatorKey } from '../chain/keys.js';
 import { Mempool, type CheckResult } from '../chain/mempool.js';
-import { loadConfig } from '../config/index.js';
+import { loadConfig, type LoadedConfig } from '../config/index.js';
 import { VERSION } from './version.js';
 import { Logger } from '../log/logger.js';
 import { registerConsensusRoutes, registerMetricsRoute } from '../rpc/consensus/index.js';
@@ -20,6 +20,8 @@ import { rpcErrorOf } from '../rpc/errors.js';
 import { Dispatcher, serveJsonRpc } from '../rpc/jsonrpc/index.js';
 import { createHttpTransport, type HttpTransport } from '../rpc/transport/index.js';
 import { NodeConsensusBackend } from './consensus-backend.js';
+import { checkGenesis, recordGenesis } from './genesis-record.js';
+import { firstBusyPort, type PortClaim } from './port-check.js';
 import { openHomeApp } from './app-options.js';
 import { NodeDebugBackend } from './debug-backend.js';
 import { NodeEthBackend } from './eth-backend.js';
@@ -69,6 +71,21 @@ async function replayStoredBlocks(app: App, store: BlockStore, logger: Logger): 
   }
 }
 
+/** The listeners `config` asks for (ports `override` replaces; 0 is chosen at bind time). */
+function portClaims(config: LoadedConfig, override: Partial<BoundPorts>): PortClaim[] {
+  const { evm } = config.app;
+  const { rpc, instrumentation } = config.node;
+  const claims: PortClaim[] = [];
+  if (evm.httpEnabled) claims.push({ host: evm.httpAddress, port: override.http ?? evm.httpPort, setting: '[evm] http-port in app.toml' });
+  if (evm.wsEnabled) claims.push({ host: evm.httpAddress, port: override.ws ?? evm.wsPort, setting: '[evm] ws-port in app.toml' });
+  claims.push({ host: rpc.laddr.host, port: override.consensus ?? rpc.laddr.port, setting: '[rpc] laddr in config.toml' });
+  if (instrumentation.prometheus) {
+    const metrics = instrumentation.prometheusListenAddr;
+    claims.push({ host: metrics.host || '127.0.0.1', port: override.metrics ?? metrics.port, setting: '[instrumentation] prometheus_listen_addr in config.toml' });
+  }
+  return claims;
+}
+
 /** One running node. */
 export class StrataNode {
   readonly #closers: Array<() => Promise<void>> = [];
@@ -93,6 +110,17 @@ export class StrataNode {
     const config = await loadConfig(paths.home);
     const logger = options.logger ?? new Logger({ level: config.node.logLevel, format: config.node.logFormat });
     for (const warning of config.warnings) logger.warn(warning.message);
+    // Whatever can refuse the start is checked before a store is opened: a refused start
+    // changes nothing on disk.
+    const genesisRecorded = checkGenesis(paths.genesis, paths.data);
+    const validatorKey = existsSync(paths.validatorKey) ? loadValidatorKey(paths.validatorKey) : undefined;
+    const nodeKeyFile = existsSync(paths.nodeKey) ? loadNodeKey(paths.nodeKey) : undefined;
+    const override = options.portOverride ?? {};
+    const busy = await firstBusyPort(portClaims(config, override));
+    if (busy) {
+      const { claim, reason } = busy;
+      throw new NodeStartError(`cannot listen on ${claim.host}:${claim.port} (${claim.setting}): ${reason}; stop the process that uses it, or configure another port`);
+    }
     const app = await openHomeApp(paths, config, logger);
     const genesis: Genesis = app.genesis;
     const closers: Array<() => Promise<void>> = [() => app.close()];
@@ -118,6 +146,7 @@ export class StrataNode {
         ttlNumBlocks: mp.ttlNumBlocks,
         keepInvalidTxsInCache: mp.keepInvalidTxsInCache,
         maxTxBytes: mp.maxTxBytes,
+        maxTxsPerSender: mp.maxTxsPerSender,
         height: stored,
         check: (raw): CheckResult => {
           const verdict = app.validateTx(raw);
@@ -150,6 +179,7 @@ export class StrataNode {
       const dispatcher = new Dispatcher(methods, {
         maxBatchSize: config.app.evm.maxBatchSize,
         maxInFlight: config.app.evm.maxConcurrentRequests,
+        maxResponseBytes: config.app.evm.maxResponseBytes,
         logger,
         mapError: rpcErrorOf,
       });
@@ -165,8 +195,6 @@ export class StrataNode {
       const ws = createHttpTransport(transportOptions);
       serveJsonRpc(ws, dispatcher, { http: '/', ws: '/', logger });
 
-      const validatorKey = existsSync(paths.validatorKey) ? loadValidatorKey(paths.validatorKey) : undefined;
-      const nodeKeyFile = existsSync(paths.nodeKey) ? loadNodeKey(paths.nodeKey) : undefined;
       const isValidator =
         validatorKey !== undefined &&
         genesis.validators.some((v) => v.address.replace(/^0x/, '').toLowerCase() === validatorKey.address.toLowerCase());
@@ -193,7 +221,6 @@ export class StrataNode {
         { name: 'strata_mempool_size', help: 'Transactions in the mempool.', type: 'gauge', value: mempool.size },
       ]);
 
-      const override = options.portOverride ?? {};
       const ports: BoundPorts = {
         http: evm.httpEnabled ? await listen(http, evm.httpAddress, override.http ?? evm.httpPort) : 0,
         ws: evm.wsEnabled ? await listen(ws, evm.httpAddress, override.ws ?? evm.wsPort) : 0,
@@ -216,6 +243,7 @@ export class StrataNode {
         });
         producer.start(config.node.consensus.timeoutCommit.toMilliseconds());
       }
+      if (!genesisRecorded) recordGenesis(paths.genesis, paths.data);
       const node = new StrataNode(paths, app, store, mempool, ports, producer, logger);
       node.#closers.push(...closers);
       logger.info('node started', {

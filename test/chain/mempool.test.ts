@@ -9,6 +9,7 @@ import {
   MempoolFullError,
   ReplacementUnderpricedError,
   CheckTxRejectedError,
+  SenderLimitError,
   TxTooLargeError,
   type CheckResult,
   type MempoolOptions,
@@ -108,6 +109,44 @@ t.test('a full pool refuses new txs with a clear error but allows replacement', 
   t.equal((error as Error).message, 'mempool is full: 2 txs; try again later');
   await mempool.add(tx({ sender: '0xa', nonce: 0, fee: 2 }));
   t.equal(mempool.size, 2);
+});
+
+t.test('a full pool makes room for a higher fee by evicting the cheapest tail tx of another sender', async (t) => {
+  const { mempool } = pool({ size: 3 });
+  await mempool.add(tx({ sender: '0xa', nonce: 0, fee: 5 }));
+  await mempool.add(tx({ sender: '0xa', nonce: 1, fee: 1 }));
+  await mempool.add(tx({ sender: '0xb', nonce: 0, fee: 3 }));
+  // The cheapest tx is 0xa's nonce 1, its last: evicting it leaves no gap.
+  const rich = await mempool.add(tx({ sender: '0xc', nonce: 0, fee: 4 }));
+  t.equal(mempool.size, 3);
+  t.ok(mempool.has(rich.hash));
+  t.equal(mempool.pendingNonce('0xa'), 1n, "0xa's nonce-1 tx was evicted, its nonce-0 tx stays");
+  // Now the cheapest tail is 0xb's (fee 3): a tx paying no more than that is refused.
+  const error = await mempool.add(tx({ sender: '0xd', nonce: 0, fee: 3 })).catch((e: unknown) => e);
+  t.type(error, MempoolFullError, 'a fee not above the cheapest is refused, nothing evicted');
+  t.equal(mempool.size, 3);
+  await mempool.add(tx({ sender: '0xd', nonce: 0, fee: 10 }));
+  t.equal(mempool.pendingNonce('0xb'), 0n, "0xb's only tx made room for the higher fee");
+  // A sender never evicts its own txs to make room.
+  const { mempool: own } = pool({ size: 2 });
+  await own.add(tx({ sender: '0xa', nonce: 0, fee: 1 }));
+  await own.add(tx({ sender: '0xa', nonce: 1, fee: 1 }));
+  t.type(await own.add(tx({ sender: '0xa', nonce: 2, fee: 9 })).catch((e: unknown) => e), MempoolFullError);
+});
+
+t.test('one sender cannot hold more than max-txs-per-sender txs', async (t) => {
+  const { mempool } = pool({ size: 1000, maxTxsPerSender: 4 });
+  for (let nonce = 0; nonce < 4; nonce++) await mempool.add(tx({ sender: '0xa', nonce }));
+  const error = await mempool.add(tx({ sender: '0xa', nonce: 4 })).catch((e: unknown) => e);
+  t.type(error, SenderLimitError);
+  t.match((error as Error).message, /^account limit exceeded: 0xa has 4 pending transactions \(max-txs-per-sender\)/);
+  await mempool.add(tx({ sender: '0xa', nonce: 3, fee: 2 }));
+  t.equal(mempool.size, 4, 'replacing one of them is still allowed');
+  await mempool.add(tx({ sender: '0xb', nonce: 0 }));
+  t.equal(mempool.size, 5, 'other senders are not affected');
+  const { mempool: defaults } = pool({ size: 1000 });
+  for (let nonce = 0; nonce < 80; nonce++) await defaults.add(tx({ sender: '0xa', nonce }));
+  t.type(await defaults.add(tx({ sender: '0xa', nonce: 80 })).catch((e: unknown) => e), SenderLimitError, 'the default is 80 (geth: 16 executable + 64 queued)');
 });
 
 t.test('update drops included txs and txs made stale by the new nonce', async (t) => {

@@ -38,11 +38,13 @@ const DOCUMENTED_APP = {
     maxBodyBytes: 5 * MIB,
     maxBatchSize: 1000,
     maxConcurrentRequests: 1024,
+    maxResponseBytes: 25 * MIB,
     maxLogBlockRange: 2000,
     traceTimeout: '5s',
     maxConcurrentTraces: 8,
     maxStructLogBytes: 64 * MIB,
     gasCap: 50_000_000,
+    allowUnprotectedTxs: false,
   },
 };
 
@@ -53,7 +55,7 @@ const DOCUMENTED_NODE = {
   persistentPeers: [],
   rpc: { laddr: { protocol: 'tcp', host: '127.0.0.1', port: 26657 }, lagThreshold: 300 },
   p2p: { laddr: { protocol: 'tcp', host: '0.0.0.0', port: 26656 }, maxPacketMsgPayloadSize: 102400 },
-  mempool: { size: 5000, keepInvalidTxsInCache: false, ttlDuration: '0s', ttlNumBlocks: 0, maxTxBytes: MIB },
+  mempool: { size: 5000, keepInvalidTxsInCache: false, ttlDuration: '10m0s', ttlNumBlocks: 600, maxTxBytes: MIB, maxTxsPerSender: 80 },
   statesync: { enable: false, rpcServers: [], trustHeight: 0, trustHash: '', trustPeriod: '168h0m0s' },
   consensus: { timeoutCommit: '1s' },
   instrumentation: { prometheus: true, prometheusListenAddr: { host: '', port: 26660 } },

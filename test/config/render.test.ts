@@ -51,11 +51,13 @@ const CUSTOM_APP: AppConfig = {
     maxBodyBytes: 1024,
     maxBatchSize: 10,
     maxConcurrentRequests: 4,
+    maxResponseBytes: 65536,
     maxLogBlockRange: 100,
     traceTimeout: Duration.parse('1m30s'),
     maxConcurrentTraces: 2,
     maxStructLogBytes: 4096,
     gasCap: 0,
+    allowUnprotectedTxs: true,
   },
 };
 
@@ -77,7 +79,7 @@ const CUSTOM_NODE: NodeConfig = {
   ],
   rpc: { laddr: { protocol: 'tcp', host: '0.0.0.0', port: 36657 }, lagThreshold: 10 },
   p2p: { laddr: { protocol: 'tcp', host: '::', port: 0 }, maxPacketMsgPayloadSize: 1024000 },
-  mempool: { size: 10, keepInvalidTxsInCache: true, ttlDuration: Duration.parse('5s'), ttlNumBlocks: 5, maxTxBytes: 2048 },
+  mempool: { size: 10, keepInvalidTxsInCache: true, ttlDuration: Duration.parse('5s'), ttlNumBlocks: 5, maxTxBytes: 2048, maxTxsPerSender: 7 },
   statesync: {
     enable: true,
     rpcServers: ['http://127.0.0.1:26657', '127.0.0.1:26657'],

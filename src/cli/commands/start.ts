@@ -3,10 +3,17 @@
  * down cleanly (no new blocks, servers closed, SS write queue drained, stores closed).
  */
 import { Command, Option } from 'clipanion';
-import { StoreError } from '../../store/index.js';
-import { NodeStartError, StrataNode } from '../../node/node.js';
+import { StrataNode } from '../../node/node.js';
 import { defaultHome } from '../../node/home.js';
-import { ConfigError, ConfigFileError } from '../../config/index.js';
+
+/** Errors that mean a bug rather than a refused start; only these are printed with their stack. */
+const PROGRAMMING_ERRORS = [TypeError, ReferenceError, RangeError, SyntaxError];
+
+/** What an operator reads when the node cannot start: the typed error's message, which says what to do. */
+function startFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return PROGRAMMING_ERRORS.some((type) => error instanceof type) ? (error.stack ?? error.message) : error.message;
+}
 
 export class StartCommand extends Command {
   static override paths = [['start']];
@@ -22,8 +29,7 @@ export class StartCommand extends Command {
     try {
       node = await StrataNode.start(this.home);
     } catch (error) {
-      const known = error instanceof NodeStartError || error instanceof StoreError || error instanceof ConfigError || error instanceof ConfigFileError;
-      this.context.stderr.write(`${known ? (error as Error).message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      this.context.stderr.write(`${startFailure(error)}\n`);
       return 1;
     }
     await new Promise<void>((resolve) => {

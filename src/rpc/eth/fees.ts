@@ -16,9 +16,15 @@ export function parseBlockCount(value: unknown, index: number): number {
   return count > BigInt(MAX_FEE_HISTORY_BLOCKS) ? MAX_FEE_HISTORY_BLOCKS : Number(count);
 }
 
-/** Reward percentiles: numbers in [0, 100], strictly increasing; geth's messages otherwise. */
+/** Most reward percentiles one call may ask for: each costs a sort position per block, and 100 covers every integer percentile. */
+export const MAX_REWARD_PERCENTILES = 100;
+
+/** Reward percentiles: numbers in [0, 100], strictly increasing, at most 100 of them; geth's messages otherwise. */
 export function parsePercentiles(value: unknown, index: number): number[] | undefined {
   if (value === undefined || value === null) return undefined;
+  if (Array.isArray(value) && value.length > MAX_REWARD_PERCENTILES) {
+    throw RpcError.server(`too many reward percentiles: ${value.length}, at most ${MAX_REWARD_PERCENTILES} per call`);
+  }
   if (!Array.isArray(value) || value.some((p) => typeof p !== 'number')) {
     throw invalidArgument(index, 'json: cannot unmarshal non-number into Go value of type []float64');
   }

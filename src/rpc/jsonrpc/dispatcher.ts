@@ -7,6 +7,7 @@
 import { Logger } from '../../log/logger.js';
 import type { RequestContext } from './context.js';
 import { RpcError, toRpcError } from './errors.js';
+import { rawIdTexts, scalarValueEnd } from './raw-ids.js';
 import { classifyMessage, paramsArray, type ValidMessage } from './request.js';
 import { errorResponse, NULL_ID, resultResponse } from './response.js';
 
@@ -22,6 +23,8 @@ export interface DispatcherOptions {
   maxBatchSize?: number;
   /** Most asynchronous calls running at once; further calls get a -32005 error at once. Default 1024. */
   maxInFlight?: number;
+  /** Largest response text, for one call and for a whole batch; a larger answer becomes a -32005 error. Default 25 MiB. */
+  maxResponseBytes?: number;
   logger?: Logger;
   /** The RpcError of a thrown value, consulted before the default mapping; undefined leaves it to the default. */
   mapError?: (thrown: unknown) => RpcError | undefined;
@@ -31,17 +34,21 @@ export interface DispatcherOptions {
 export const DEFAULT_MAX_BATCH_SIZE = 1000;
 /** Default cap on calls in flight. */
 export const DEFAULT_MAX_IN_FLIGHT = 1024;
+/** Default cap on a response's size (geth caps a batch response at 25 MB). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 25 * 1024 * 1024;
 
 const PARSE_ERROR_RESPONSE = errorResponse(NULL_ID, RpcError.parseError());
 const EMPTY_BATCH_RESPONSE = errorResponse(NULL_ID, RpcError.invalidRequest('empty batch'));
 const INVALID_REQUEST = RpcError.invalidRequest();
 const BATCH_TOO_LARGE = RpcError.invalidRequest('batch too large');
+const BATCH_RESPONSE_TOO_LARGE = RpcError.limitExceeded('batch response exceeded limit (max-response-bytes); send fewer calls per batch');
 
 /** Executes JSON-RPC requests against a method table. */
 export class Dispatcher {
   readonly #methods: Map<string, RpcMethodHandler>;
   readonly #maxBatchSize: number;
   readonly #maxInFlight: number;
+  readonly #maxResponseBytes: number;
   readonly #logger: Logger;
   readonly #busy: RpcError;
   readonly #mapError: ((thrown: unknown) => RpcError | undefined) | undefined;
@@ -52,6 +59,7 @@ export class Dispatcher {
     this.#methods = new Map(Object.entries(methods));
     this.#maxBatchSize = positiveInteger('maxBatchSize', options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE);
     this.#maxInFlight = positiveInteger('maxInFlight', options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
+    this.#maxResponseBytes = positiveInteger('maxResponseBytes', options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
     this.#logger = options.logger ?? new Logger({ base: { module: 'rpc' } });
     this.#mapError = options.mapError;
     this.#busy = RpcError.limitExceeded(
@@ -81,13 +89,15 @@ export class Dispatcher {
     } catch {
       return PARSE_ERROR_RESPONSE;
     }
-    if (Array.isArray(payload)) return this.#handleBatch(payload, ctx);
-    return this.#handleMessage(payload, ctx) ?? '';
+    let raw: Array<string | undefined> | undefined;
+    const rawIds = (): Array<string | undefined> => (raw ??= rawIdTexts(body));
+    if (Array.isArray(payload)) return this.#handleBatch(payload, ctx, rawIds);
+    return this.#handleMessage(payload, ctx, () => rawIds()[0]) ?? '';
   }
 
   /** One message's answer, or null for a notification. */
-  #handleMessage(message: unknown, ctx: RequestContext): string | Promise<string> | null {
-    const classified = classifyMessage(message);
+  #handleMessage(message: unknown, ctx: RequestContext, rawId: () => string | undefined): string | Promise<string> | null {
+    const classified = classifyMessage(message, rawId);
     switch (classified.kind) {
       case 'invalid':
         return errorResponse(classified.idText, INVALID_REQUEST);
@@ -112,12 +122,12 @@ export class Dispatcher {
     } catch (thrown) {
       return errorResponse(idText, this.#failure(method, thrown));
     }
-    if (!(result instanceof Promise)) return resultResponse(idText, result, method);
+    if (!(result instanceof Promise)) return this.#bounded(idText, resultResponse(idText, result, method), method);
     this.#inFlight++;
     return result.then(
       (value: unknown) => {
         this.#inFlight--;
-        return resultResponse(idText, value, method);
+        return this.#bounded(idText, resultResponse(idText, value, method), method);
       },
       (thrown: unknown) => {
         this.#inFlight--;
@@ -152,23 +162,46 @@ export class Dispatcher {
     );
   }
 
-  #handleBatch(batch: unknown[], ctx: RequestContext): string | Promise<string> {
+  #handleBatch(batch: unknown[], ctx: RequestContext, rawIds: () => Array<string | undefined>): string | Promise<string> {
     if (batch.length === 0) return EMPTY_BATCH_RESPONSE;
     if (batch.length > this.#maxBatchSize) {
       // As geth: one error, carrying the id of the first call, since the batch has no id of its own.
-      return `[${errorResponse(firstCallIdText(batch), BATCH_TOO_LARGE)}]`;
+      return `[${errorResponse(firstCallIdText(batch, rawIds), BATCH_TOO_LARGE)}]`;
     }
     const answers: (string | Promise<string>)[] = [];
     let pending = false;
-    for (const message of batch) {
-      const answer = this.#handleMessage(message, ctx);
+    for (let i = 0; i < batch.length; i++) {
+      const answer = this.#handleMessage(batch[i], ctx, () => rawIds()[i]);
       if (answer === null) continue;
       if (typeof answer !== 'string') pending = true;
       answers.push(answer);
     }
     if (answers.length === 0) return '';
-    if (!pending) return `[${(answers as string[]).join(',')}]`;
-    return Promise.all(answers).then((texts) => `[${texts.join(',')}]`);
+    if (!pending) return this.#batchText(answers as string[]);
+    return Promise.all(answers).then((texts) => this.#batchText(texts));
+  }
+
+  /** `response`, or a -32005 error when it is larger than the response limit. */
+  #bounded(idText: string, response: string, method: string): string {
+    if (response.length <= this.#maxResponseBytes) return response;
+    return errorResponse(
+      idText,
+      RpcError.limitExceeded(
+        `response too large: the answer of ${method} is ${response.length} bytes, over the ${this.#maxResponseBytes}-byte limit (max-response-bytes); ask for less, e.g. a narrower block range`,
+      ),
+    );
+  }
+
+  /** The batch answer; once the answers pass the response limit, the rest are replaced by errors (as geth does). */
+  #batchText(texts: string[]): string {
+    let total = 2;
+    for (let i = 0; i < texts.length; i++) {
+      total += texts[i]!.length + 1;
+      if (total <= this.#maxResponseBytes) continue;
+      for (let j = i; j < texts.length; j++) texts[j] = errorResponse(idOf(texts[j]!), BATCH_RESPONSE_TOO_LARGE);
+      break;
+    }
+    return `[${texts.join(',')}]`;
   }
 
   /** Maps a thrown value to its RpcError, logging crashes with their stack. */
@@ -184,10 +217,17 @@ export class Dispatcher {
   }
 }
 
+/** The id text of an encoded response (every response starts `{"jsonrpc":"2.0","id":`). */
+function idOf(response: string): string {
+  return response.slice(RESPONSE_ID_OFFSET, scalarValueEnd(response, RESPONSE_ID_OFFSET));
+}
+
+const RESPONSE_ID_OFFSET = '{"jsonrpc":"2.0","id":'.length;
+
 /** The encoded id of the first call in a batch, or `null`. */
-function firstCallIdText(batch: readonly unknown[]): string {
-  for (const message of batch) {
-    const classified = classifyMessage(message);
+function firstCallIdText(batch: readonly unknown[], rawIds: () => Array<string | undefined>): string {
+  for (let i = 0; i < batch.length; i++) {
+    const classified = classifyMessage(batch[i], () => rawIds()[i]);
     if (classified.kind === 'call') return classified.idText;
   }
   return NULL_ID;

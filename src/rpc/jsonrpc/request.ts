@@ -28,8 +28,11 @@ export type ClassifiedMessage = ValidMessage | InvalidMessage;
 
 const INVALID_WITHOUT_ID: InvalidMessage = { kind: 'invalid', idText: NULL_ID };
 
-/** Classifies one parsed message (a top-level object or one element of a batch). */
-export function classifyMessage(message: unknown): ClassifiedMessage {
+/**
+ * Classifies one parsed message (a top-level object or one element of a batch). `rawId` gives
+ * the id's text as sent, which a numeric id is echoed with.
+ */
+export function classifyMessage(message: unknown, rawId?: () => string | undefined): ClassifiedMessage {
   if (message === null || typeof message !== 'object' || Array.isArray(message)) return INVALID_WITHOUT_ID;
   const fields = message as Record<string, unknown>;
   const hasId = Object.hasOwn(fields, 'id');
@@ -38,9 +41,18 @@ export function classifyMessage(message: unknown): ClassifiedMessage {
   const method = fields['method'];
   if (fields['jsonrpc'] === '2.0' && typeof method === 'string' && method !== '') {
     if (!hasId) return { kind: 'notification', method, params: fields['params'], idText: NULL_ID };
-    if (idUsable) return { kind: 'call', method, params: fields['params'], idText: encodeId(id as RequestId) };
+    if (idUsable) return { kind: 'call', method, params: fields['params'], idText: idText(id as RequestId, rawId) };
   }
-  return idUsable ? { kind: 'invalid', idText: encodeId(id as RequestId) } : INVALID_WITHOUT_ID;
+  return idUsable ? { kind: 'invalid', idText: idText(id as RequestId, rawId) } : INVALID_WITHOUT_ID;
+}
+
+/** The id as the response must carry it: a number as it was written (`1E2`, `-0.0`, `1e400`), not as JavaScript prints it. */
+function idText(id: RequestId, rawId: (() => string | undefined) | undefined): string {
+  if (typeof id === 'number') {
+    const raw = rawId?.();
+    if (raw !== undefined) return raw;
+  }
+  return encodeId(id);
 }
 
 function isUsableId(id: unknown): boolean {

@@ -11,9 +11,10 @@ export type RequestId = string | number | boolean | null;
 /** The id text for responses that cannot be tied to a request. */
 export const NULL_ID = 'null';
 
-/** Serialises an id for the response (numbers skip `JSON.stringify`). */
+/** Serialises an id for the response (numbers skip `JSON.stringify`; one JSON cannot carry is null). */
 export function encodeId(id: RequestId): string {
-  return typeof id === 'number' ? String(id) : JSON.stringify(id);
+  if (typeof id === 'number') return Number.isFinite(id) ? String(id) : NULL_ID;
+  return JSON.stringify(id);
 }
 
 /** `{"jsonrpc":"2.0","id":…,"error":{…}}` for an already-encoded id. */
