@@ -22,6 +22,7 @@ sc::CommitStoreOptions ToCommitOptions(const Napi::Value& value) {
   if (auto v = fields.Integer("snapshotWriteRateMbps", 0)) options.memiavl.snapshot_write_rate_mbps = *v;
   fields.Flag("asyncSnapshot", &options.memiavl.async_snapshot);
   fields.Flag("flatkv", &options.flatkv_enabled);
+  fields.Flag("cutDamagedChangelog", &options.memiavl.cut_damaged_changelog);
   fields.Flag("createIfMissing", &options.memiavl.create_if_missing);
   options.flatkv.create_if_missing = options.memiavl.create_if_missing;
   return options;

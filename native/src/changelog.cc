@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -56,7 +57,60 @@ void WriteAll(int fd, const char* data, size_t n, const std::string& path) {
   }
 }
 
+enum class FrameState { kGood, kTorn, kDamaged };
+
+// Checks the frame at `pos`. A crash mid-append can leave only the last frame bad: the file
+// ends inside it, or it reaches exactly to the end with a bad checksum (data not yet on disk
+// when the size was), or the tail is zero-filled. Anything else is damage to written data.
+FrameState CheckFrame(std::string_view data, size_t pos, uint32_t* len_out) {
+  const size_t rest = data.size() - pos;
+  if (rest < kFrameHeader) return FrameState::kTorn;
+  const uint32_t len = encoding::DecodeFixed32LE(data.data() + pos);
+  *len_out = len;
+  if (len >= kMinPayload && rest - kFrameHeader >= len &&
+      encoding::DecodeFixed32LE(data.data() + pos + 4) == Crc(data.substr(pos + kFrameHeader, len))) {
+    return FrameState::kGood;
+  }
+  if (rest - kFrameHeader <= len) return FrameState::kTorn;
+  if (std::all_of(data.begin() + static_cast<std::ptrdiff_t>(pos), data.end(), [](char c) { return c == 0; })) {
+    return FrameState::kTorn;
+  }
+  return FrameState::kDamaged;
+}
+
 }  // namespace
+
+ChangelogCorruption::ChangelogCorruption(std::string path, uint64_t offset, uint64_t index)
+    : Error(ErrorCode::kCorruption, "changelog segment " + path + " has a damaged entry (index " + std::to_string(index) +
+                                        ") at byte " + std::to_string(offset) +
+                                        "; move the changelog directory aside and restore the store from a snapshot"),
+      path_(std::move(path)),
+      offset_(offset),
+      index_(index) {}
+
+std::optional<uint64_t> Changelog::FirstIndex(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return std::nullopt;
+  const std::vector<Segment> segments = ListSegments(dir);
+  if (segments.empty()) return std::nullopt;
+  return segments.front().first_index;
+}
+
+void Changelog::CutAt(const std::string& dir, const std::string& path, uint64_t offset) {
+  const std::vector<Segment> segments = ListSegments(dir);
+  if (std::none_of(segments.begin(), segments.end(), [&](const Segment& s) { return s.path == path; })) throw Error(ErrorCode::kInvalidArgument, "changelog segment " + path + " is not in " + dir);
+  // Later segments first: a crash midway leaves a shorter changelog, never a gap.
+  for (auto it = segments.rbegin(); it != segments.rend() && it->path != path; ++it) {
+    std::error_code ec;
+    fs::remove(it->path, ec);
+    if (ec) throw Error(ErrorCode::kIo, "cannot remove changelog segment " + it->path + ": " + ec.message());
+  }
+  if (::truncate(path.c_str(), static_cast<off_t>(offset)) != 0) ThrowErrno("cannot cut changelog segment " + path);
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!fd.valid() || ::fsync(fd.get()) != 0) ThrowErrno("cannot sync changelog segment " + path);
+  UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir_fd.valid() || ::fsync(dir_fd.get()) != 0) ThrowErrno("cannot sync changelog directory " + dir);
+}
 
 std::optional<uint64_t> Changelog::FirstEntryVersion(const std::string& dir) {
   std::error_code ec;
@@ -84,33 +138,26 @@ Changelog::Changelog(std::string dir, uint64_t segment_bytes)
   OpenTail();
 }
 
-std::vector<std::string> Changelog::ReadFrames(const std::string& path, bool repair_tail) {
+std::vector<std::string> Changelog::ReadFrames(const Segment& segment, bool repair_tail) {
+  const std::string& path = segment.path;
   std::ifstream in(path, std::ios::binary);
   if (!in) ThrowErrno("cannot read changelog segment " + path);
   std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<std::string> frames;
   size_t pos = 0;
   while (pos < data.size()) {
-    bool good = data.size() - pos >= kFrameHeader;
     uint32_t len = 0;
-    if (good) {
-      len = encoding::DecodeFixed32LE(data.data() + pos);
-      good = len >= kMinPayload && data.size() - pos - kFrameHeader >= len &&
-             encoding::DecodeFixed32LE(data.data() + pos + 4) ==
-                 Crc(std::string_view(data).substr(pos + kFrameHeader, len));
+    const FrameState state = CheckFrame(data, pos, &len);
+    if (state == FrameState::kGood) {
+      frames.emplace_back(data, pos + kFrameHeader, len);
+      pos += kFrameHeader + len;
+      continue;
     }
-    if (!good) {
-      if (!repair_tail) {
-        throw Error(ErrorCode::kCorruption,
-                    "changelog segment " + path + " has a damaged entry at byte " + std::to_string(pos) +
-                        "; move the changelog directory aside and restore the store from a snapshot");
-      }
-      repaired_bytes_ += data.size() - pos;
-      if (::truncate(path.c_str(), static_cast<off_t>(pos)) != 0) ThrowErrno("cannot truncate torn changelog tail of " + path);
-      break;
-    }
-    frames.emplace_back(data, pos + kFrameHeader, len);
-    pos += kFrameHeader + len;
+    if (!repair_tail || state == FrameState::kDamaged) throw ChangelogCorruption(path, pos, segment.first_index + frames.size());
+    repaired_bytes_ += data.size() - pos;
+    repaired_at_ = path + " at byte " + std::to_string(pos);
+    if (::truncate(path.c_str(), static_cast<off_t>(pos)) != 0) ThrowErrno("cannot truncate torn changelog tail of " + path);
+    break;
   }
   return frames;
 }
@@ -121,7 +168,7 @@ void Changelog::OpenTail() {
     return;
   }
   Segment& tail = segments_.back();
-  auto frames = ReadFrames(tail.path, /*repair_tail=*/true);
+  auto frames = ReadFrames(tail, /*repair_tail=*/true);
   next_index_ = tail.first_index + frames.size();
   tail_fd_ = UniqueFd(::open(tail.path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
   if (!tail_fd_.valid()) ThrowErrno("cannot open changelog segment " + tail.path);
@@ -166,38 +213,37 @@ void Changelog::ReplayFrom(uint64_t min_version, const std::function<void(std::s
   // `min_version` may begin in it.
   size_t start = 0;
   for (size_t i = segments.size(); i-- > 0;) {
-    auto frames = ReadFrames(segments[i].path, false);
+    auto frames = ReadFrames(segments[i], false);
     if (!frames.empty() && ChangelogEntryVersion(frames.front()) < min_version) {
       start = i;
       break;
     }
   }
   for (size_t i = start; i < segments.size(); ++i) {
-    for (const auto& frame : ReadFrames(segments[i].path, false)) {
+    for (const auto& frame : ReadFrames(segments[i], false)) {
       if (ChangelogEntryVersion(frame) >= min_version) fn(frame);
     }
   }
 }
 
-void Changelog::ScanFrames(const std::string& path, const std::function<bool(std::string_view)>& fn,
+void Changelog::ScanFrames(const Segment& segment, const std::function<bool(std::string_view)>& fn,
                            bool tolerate_torn_tail) {
+  const std::string& path = segment.path;
   std::ifstream in(path, std::ios::binary);
   if (!in) ThrowErrno("cannot read changelog segment " + path);
   std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   size_t pos = 0;
+  uint64_t index = segment.first_index;
   while (pos < data.size()) {
-    const bool header = data.size() - pos >= kFrameHeader;
-    const uint32_t len = header ? encoding::DecodeFixed32LE(data.data() + pos) : 0;
-    if (!header || len < kMinPayload || data.size() - pos - kFrameHeader < len ||
-        encoding::DecodeFixed32LE(data.data() + pos + 4) !=
-            Crc(std::string_view(data).substr(pos + kFrameHeader, len))) {
-      if (tolerate_torn_tail) return;
-      throw Error(ErrorCode::kCorruption,
-                  "changelog segment " + path + " has a damaged entry at byte " + std::to_string(pos) +
-                      "; move the changelog directory aside and restore the store from a snapshot");
+    uint32_t len = 0;
+    const FrameState state = CheckFrame(data, pos, &len);
+    if (state != FrameState::kGood) {
+      if (tolerate_torn_tail && state == FrameState::kTorn) return;
+      throw ChangelogCorruption(path, pos, index);
     }
     if (!fn(std::string_view(data).substr(pos + kFrameHeader, len))) return;
     pos += kFrameHeader + len;
+    ++index;
   }
 }
 
@@ -240,13 +286,13 @@ void Changelog::ReplaySegments(const std::vector<Segment>& segments, uint64_t mi
     // Skip a segment when the next one starts at or below min_version.
     if (!last) {
       std::optional<uint64_t> next_first;
-      ScanFrames(segments[i + 1].path, [&](std::string_view frame) {
+      ScanFrames(segments[i + 1], [&](std::string_view frame) {
         next_first = ChangelogEntryVersion(frame);
         return false;
       }, tolerate_torn_tail && i + 2 == segments.size());
       if (next_first && *next_first <= min_version) continue;
     }
-    ScanFrames(segments[i].path, [&](std::string_view frame) {
+    ScanFrames(segments[i], [&](std::string_view frame) {
       const uint64_t version = ChangelogEntryVersion(frame);
       if (version > max_version) {
         done = true;
@@ -271,7 +317,7 @@ void Changelog::ReplayAfterIndex(uint64_t index, const std::function<void(uint64
   }
   for (size_t i = start; i < segments.size(); ++i) {
     uint64_t next = segments[i].first_index;
-    for (const auto& frame : ReadFrames(segments[i].path, false)) {
+    for (const auto& frame : ReadFrames(segments[i], false)) {
       if (next > index) fn(next, frame);
       ++next;
     }
@@ -317,7 +363,7 @@ void Changelog::TruncateAfter(uint64_t index) {
   }
   // Cut the segment that holds `index` right after that entry's frame.
   Segment& tail = segments_.back();
-  const auto frames = ReadFrames(tail.path, false);
+  const auto frames = ReadFrames(tail, false);
   const uint64_t keep = index + 1 - tail.first_index;
   uint64_t bytes = 0;
   for (uint64_t i = 0; i < keep && i < frames.size(); ++i) bytes += kFrameHeader + frames[i].size();

@@ -3,7 +3,9 @@
 // Segment files in <dir>/ are named by the 20-digit index of their first entry. Each entry is
 // framed as u32 length | u32 crc32 | payload (little-endian). Indexes are 1-based and
 // contiguous. On open the last segment is scanned and a torn tail (a frame cut short by a
-// crash) is truncated at the last good entry; a bad frame in an older segment is corruption.
+// crash) is truncated at the last good entry. Only the last frame of the last segment can be
+// torn: a bad frame followed by more data, or in an older segment, is corruption
+// (ChangelogCorruption), because entries after it were written, and synced, after it.
 #pragma once
 
 #include <cstdint>
@@ -14,9 +16,28 @@
 #include <string_view>
 #include <vector>
 
+#include "strata/status.h"
 #include "unique_fd.h"
 
 namespace strata {
+
+/// A damaged entry with intact data after it: never a torn tail, always corruption. Carries
+/// where the damage is, so a store can name the version it breaks at and cut it there.
+class ChangelogCorruption : public Error {
+ public:
+  ChangelogCorruption(std::string path, uint64_t offset, uint64_t index);
+  /// The segment file holding the damaged entry.
+  const std::string& path() const { return path_; }
+  /// Byte offset of the damaged entry's frame in that file.
+  uint64_t offset() const { return offset_; }
+  /// Index of the damaged entry (the entries before it are intact).
+  uint64_t index() const { return index_; }
+
+ private:
+  std::string path_;
+  uint64_t offset_;
+  uint64_t index_;
+};
 
 class Changelog {
  public:
@@ -40,6 +61,12 @@ class Changelog {
   /// segment (a writer killed mid-append) ends the replay instead of being repaired.
   static void ReadOnlyReplay(const std::string& dir, uint64_t min_version, uint64_t max_version,
                              const std::function<void(std::string_view payload)>& fn);
+  /// Index of the first entry of the oldest segment in `dir`; nullopt when there is none.
+  static std::optional<uint64_t> FirstIndex(const std::string& dir);
+  /// Cuts the changelog in `dir` at a damaged entry: truncates `path` at `offset` and removes
+  /// every later segment. The entries before it stay; the next entry gets the damaged index.
+  static void CutAt(const std::string& dir, const std::string& path, uint64_t offset);
+
   /// Calls `fn` for every entry whose index is above `index`, in index order.
   void ReplayAfterIndex(uint64_t index, const std::function<void(uint64_t index, std::string_view payload)>& fn);
   /// Makes the next entry get `next_index` when that is ahead (a store whose changelog lost
@@ -57,6 +84,8 @@ class Changelog {
   uint64_t last_index() const;
   /// Bytes cut from a torn tail when the changelog was opened.
   uint64_t repaired_bytes() const { return repaired_bytes_; }
+  /// Where the torn tail was cut ("<segment> at byte <n>"); empty when nothing was cut.
+  const std::string& repaired_at() const { return repaired_at_; }
 
  private:
   struct Segment {
@@ -67,10 +96,10 @@ class Changelog {
   /// The segment files in `dir`, by first index.
   static std::vector<Segment> ListSegments(const std::string& dir);
   void StartSegment(uint64_t first_index);
-  std::vector<std::string> ReadFrames(const std::string& path, bool repair_tail);
+  std::vector<std::string> ReadFrames(const Segment& segment, bool repair_tail);
   /// Calls `fn` for each frame of a segment until it returns false; a damaged frame reached
   /// before that is corruption.
-  static void ScanFrames(const std::string& path, const std::function<bool(std::string_view)>& fn,
+  static void ScanFrames(const Segment& segment, const std::function<bool(std::string_view)>& fn,
                          bool tolerate_torn_tail = false);
   static void ReplaySegments(const std::vector<Segment>& segments, uint64_t min_version,
                              uint64_t max_version, bool tolerate_torn_tail,
@@ -84,6 +113,7 @@ class Changelog {
   uint64_t tail_size_ = 0;
   uint64_t next_index_ = 1;
   uint64_t repaired_bytes_ = 0;
+  std::string repaired_at_;
 };
 
 }  // namespace strata

@@ -9,8 +9,11 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <shared_mutex>
+#include <vector>
 
 #include "open_error.h"
 #include "strata/status.h"
@@ -30,6 +33,10 @@ void CloseAndDelete(rocksdb::DB* db) {
 rocksdb::Options MakeOptions(const PlainKvOptions& options) {
   rocksdb::Options db_options;
   db_options.create_if_missing = options.create_if_missing;
+  // Every block store write is synced, so a damaged WAL record is lost data, not a torn
+  // tail: RocksDB's default (kPointInTimeRecovery) would stop replaying there and silently
+  // drop the synced writes after it. Refuse to open instead.
+  db_options.wal_recovery_mode = rocksdb::WALRecoveryMode::kAbsoluteConsistency;
   // Receipts and logs compress well; fall back to none where this RocksDB lacks LZ4.
   db_options.compression = rocksdb::kNoCompression;
   for (rocksdb::CompressionType type : rocksdb::GetSupportedCompressions()) {
@@ -41,6 +48,20 @@ rocksdb::Options MakeOptions(const PlainKvOptions& options) {
   table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10, false));
   db_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   return db_options;
+}
+
+// The write-ahead log files of `dir`, as RocksDB names them (<number>.log), oldest first.
+std::string WalFilesOf(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0 && name != "LOG") names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + (std::filesystem::path(dir) / name).string();
+  return out.empty() ? "(no WAL file found)" : out;
 }
 
 }  // namespace
@@ -140,6 +161,15 @@ std::unique_ptr<PlainKv> PlainKv::Open(const std::string& dir, const PlainKvOpti
   rocksdb::DB* raw = nullptr;
   rocksdb::Status status = options.read_only ? rocksdb::DB::OpenForReadOnly(db_options, dir, &raw)
                                              : rocksdb::DB::Open(db_options, dir, &raw);
+  if (status.IsCorruption()) {
+    throw Error(ErrorCode::kCorruption,
+                "plain KV store " + dir + " cannot be opened: its write-ahead log " + WalFilesOf(dir) +
+                    " or a table file is damaged (" + status.ToString() +
+                    "). It is opened in RocksDB's absolute-consistency WAL mode, which refuses rather than drop "
+                    "the synced writes after the damage. For the block store (data/blockstore) the remedy is to "
+                    "stop the node and restore data/blockstore from a backup, or re-create the node from a state "
+                    "sync; the state stores cannot rebuild blocks. Keep the damaged directory for inspection");
+  }
   const char* hint = !options.create_if_missing && status.IsInvalidArgument()
                          ? " (it does not exist; initialise the home first)"
                          : "";

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -146,6 +148,49 @@ TEST(PlainKvTest, RangeWithStartAfterEndIsRejected) {
   TempDir dir;
   auto kv = PlainKv::Open(dir.path(), {});
   EXPECT_STRATA_ERROR(kv->Iterate({"z", "a", false}), ErrorCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace strata
+
+namespace strata {
+namespace {
+
+// A flipped byte in a synced WAL record: the store refuses to open, naming the WAL file and
+// the remedy, instead of replaying up to the damage and dropping the synced writes after it.
+TEST(PlainKvTest, DamagedWalRecordRefusesToOpenInsteadOfDroppingSyncedWrites) {
+  TempDir dir;
+  {
+    auto kv = PlainKv::Open(dir.path(), {});
+    for (int i = 1; i <= 5; ++i) kv->Write({{"block-" + std::to_string(i), std::string(200, 'a' + i)}}, true);
+    kv->Close();  // no flush: the five writes live only in the WAL
+  }
+  std::string wal;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    if (e.path().extension() == ".log") wal = e.path().string();
+  }
+  ASSERT_FALSE(wal.empty());
+  std::string bytes;
+  {
+    std::ifstream in(wal, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const size_t third = bytes.find("block-3");
+  ASSERT_NE(third, std::string::npos);
+  {
+    std::fstream f(wal, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(static_cast<std::streamoff>(third + 20));
+    f.put(static_cast<char>(bytes[third + 20] ^ 0x10));
+  }
+  try {
+    PlainKv::Open(dir.path(), {});
+    FAIL() << "opened a store whose WAL is damaged";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kCorruption);
+    const std::string message = e.what();
+    EXPECT_NE(message.find(wal), std::string::npos) << message;
+    EXPECT_NE(message.find("restore data/blockstore from a backup"), std::string::npos) << message;
+  }
 }
 
 }  // namespace

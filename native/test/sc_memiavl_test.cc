@@ -1,6 +1,8 @@
 // memiavl on disk: tree snapshots (write, map, lazy load), the database (commit, changelog
 // replay, background snapshots, rollback, read-only opens, export/import) and kill -9 safety.
 #include <gtest/gtest.h>
+
+#include <cstring>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -350,6 +352,86 @@ TEST(MemIavlDb, CorruptedSnapshotIsReportedWithTheRemedy) {
     EXPECT_NE(msg.find("bank/kvs"), std::string::npos) << msg;
     EXPECT_NE(msg.find("remove that snapshot directory"), std::string::npos) << msg;
   }
+}
+
+// Flips a byte inside the payload of the changelog entry of `version`; returns the segment.
+std::string DamageChangelogEntry(const std::string& dir, int64_t version) {
+  const std::string segment = (fs::path(dir) / "changelog" / "00000000000000000001").string();
+  std::string data;
+  {
+    std::ifstream in(segment, std::ios::binary);
+    data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  size_t pos = 0;
+  while (pos + 16 <= data.size()) {
+    uint32_t len = 0;
+    int64_t v = 0;
+    std::memcpy(&len, data.data() + pos, 4);
+    std::memcpy(&v, data.data() + pos + 8, 8);
+    if (v == version) {
+      std::fstream f(segment, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(static_cast<std::streamoff>(pos + 8 + len - 1));
+      f.put(static_cast<char>(data[pos + 8 + len - 1] ^ 0x01));
+      return segment;
+    }
+    pos += 8 + len;
+  }
+  ADD_FAILURE() << "no changelog entry of version " << version;
+  return segment;
+}
+
+TEST(MemIavlDb, DamagedChangelogEntryIsCorruptionNamingTheFileAndTheIntactVersion) {
+  strata::test::TempDir dir;
+  {
+    auto db = MemIavlDb::Open(dir.path(), SyncSnapshots(5, 1));
+    for (int64_t v = 1; v <= 14; ++v) CommitBlock(*db, v);
+  }
+  const std::string segment = DamageChangelogEntry(dir.path(), 12);
+  try {
+    MemIavlDb::Open(dir.path(), SyncSnapshots(5, 1));
+    ADD_FAILURE() << "opened past a damaged changelog entry";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kCorruption);
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(segment), std::string::npos) << msg;
+    EXPECT_NE(msg.find("intact only up to version 11"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("stratad rollback --to-intact --home"), std::string::npos) << msg;
+  }
+  // The remedy's open: cut at the damage, state at the last intact version; history goes on.
+  MemIavlOptions cut = SyncSnapshots(5, 1);
+  cut.cut_damaged_changelog = true;
+  {
+    auto db = MemIavlDb::Open(dir.path(), cut);
+    EXPECT_EQ(db->Version(), 11);
+    EXPECT_EQ(db->LastCommitInfo(), ExpectedInfos(11));
+    EXPECT_NE(db->CutChangelogAt().find(segment), std::string::npos);
+    CommitBlock(*db, 12);
+  }
+  auto db = MemIavlDb::Open(dir.path(), SyncSnapshots(5, 1));
+  EXPECT_EQ(db->Version(), 12);
+  EXPECT_EQ(db->LastCommitInfo(), ExpectedInfos(12));
+}
+
+TEST(MemIavlDb, DamageBelowTheNewestSnapshotIsCutAndLaterIndexesFollowTheVersions) {
+  strata::test::TempDir dir;
+  {
+    auto db = MemIavlDb::Open(dir.path(), SyncSnapshots(5, 1));
+    for (int64_t v = 1; v <= 12; ++v) CommitBlock(*db, v);
+  }
+  DamageChangelogEntry(dir.path(), 7);
+  EXPECT_STRATA_ERROR(MemIavlDb::Open(dir.path(), SyncSnapshots(5, 1)), ErrorCode::kCorruption);
+  MemIavlOptions cut = SyncSnapshots(5, 1);
+  cut.cut_damaged_changelog = true;
+  {
+    auto db = MemIavlDb::Open(dir.path(), cut);
+    EXPECT_EQ(db->Version(), 10);  // snapshot 10 is intact; the entries after the damage are gone
+    EXPECT_EQ(db->LastCommitInfo(), ExpectedInfos(10));
+    for (int64_t v = 11; v <= 13; ++v) CommitBlock(*db, v);
+    EXPECT_EQ(db->Rollback(12), ExpectedInfos(12));
+  }
+  auto db = MemIavlDb::Open(dir.path(), SyncSnapshots(5, 1));
+  EXPECT_EQ(db->Version(), 12);
+  EXPECT_EQ(db->LastCommitInfo(), ExpectedInfos(12));
 }
 
 TEST(MemIavlDb, InterruptedSnapshotDirectoriesAreRemovedAndNeverUsed) {

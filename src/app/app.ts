@@ -251,6 +251,10 @@ export class App {
     const info = await this.#sc.commit();
     const ssChangesets = this.#pendingGenesis ? mergeChangesets(this.#pendingGenesis, changesets) : changesets;
     this.#pendingGenesis = undefined;
+    // After the SC was brought back below the SS (`stratad rollback --to-intact`), a
+    // re-executed block's version is already in the SS from its first execution, which the
+    // stored headers' app hashes confirm it reproduces; the SS never goes back.
+    if (info.version < Number(this.#ss.latestVersion())) return info;
     await this.#ss.applyChangesets(info.version, ssChangesets);
     return info;
   }

@@ -30,6 +30,10 @@ struct MemIavlOptions {
   bool async_snapshot = true;
   /// Pace snapshot writing to this many MB/s (`sc-snapshot-write-rate-mbps`; 0 = unlimited).
   int64_t snapshot_write_rate_mbps = 0;
+  /// Writers: cut the changelog at a damaged entry instead of refusing to open, so the state
+  /// is the last intact version before it (`stratad rollback --to-intact`). Never set by a
+  /// running node: a cut discards committed versions, which only a rollback may do.
+  bool cut_damaged_changelog = false;
 };
 
 /// Options of a FlatKV store.

@@ -70,14 +70,38 @@ std::unique_ptr<CommitStore> CommitStore::Open(const std::string& memiavl_dir, c
     const int64_t tree_version = impl->memiavl->Version();
     const int64_t flat_version = impl->flatkv->Version();
     if (flat_version != tree_version && !options.memiavl.read_only) {
-      if (tree_version != flat_version + 1) {
-        throw Error(ErrorCode::kCorruption,
-                    "state commitment is inconsistent: memiavl is at version " + std::to_string(tree_version) +
-                        " but FlatKV at " + std::to_string(flat_version) +
-                        "; run `stratad rollback` to a version both reach, or restore from a state-sync snapshot");
+      if (flat_version > tree_version) {
+        // FlatKV commits only after memiavl's changelog entry is synced, so memiavl behind
+        // FlatKV means synced entries were lost: a damaged changelog, not a crash.
+        if (!options.memiavl.cut_damaged_changelog) {
+          const std::string& cut = impl->memiavl->CutChangelogAt();
+          throw Error(ErrorCode::kCorruption,
+                      "memiavl changelog in " + memiavl_dir + "/changelog is damaged: " +
+                          (cut.empty() ? std::string("it ends")
+                                       : "a damaged final entry was cut at " + cut + ", so it now ends") +
+                          " at version " + std::to_string(tree_version) + " while FlatKV committed version " +
+                          std::to_string(flat_version) + ", which it does only after memiavl's entry is synced. "
+                          "Stop the node and run `" + RollbackToIntactCommand(memiavl_dir) +
+                          "`: it rolls FlatKV back to version " + std::to_string(tree_version) +
+                          "; the next start re-executes the later blocks from the block store");
+        }
+        // The repair the message above names: FlatKV follows memiavl back.
+        impl->flatkv->Rollback(tree_version);
+      } else if (tree_version != flat_version + 1) {
+        if (!options.memiavl.cut_damaged_changelog) {
+          throw Error(ErrorCode::kCorruption,
+                      "FlatKV in " + flatkv_dir + " ends at version " + std::to_string(flat_version) +
+                          " but memiavl committed version " + std::to_string(tree_version) +
+                          ", and a crash leaves FlatKV at most one version behind: FlatKV lost committed versions. "
+                          "Stop the node and run `" + RollbackToIntactCommand(memiavl_dir) +
+                          "`: it rolls memiavl back to version " + std::to_string(flat_version) +
+                          "; the next start re-executes the later blocks from the block store");
+        }
+        impl->memiavl->Rollback(flat_version);
+      } else {
+        // Killed between the two commits: the block is not committed until both have it.
+        impl->memiavl->Rollback(flat_version);
       }
-      // Killed between the two commits: the block is not committed until both have it.
-      impl->memiavl->Rollback(flat_version);
     }
   }
   return std::make_unique<CommitStore>(std::move(impl));

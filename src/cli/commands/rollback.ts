@@ -6,14 +6,20 @@
  * app is ahead (a crash between the commit and the block's storing), it goes back to the
  * block store's height. The state store keeps its later versions (re-executed blocks rewrite
  * them).
+ *
+ * `--to-intact` is the remedy a CorruptionError of the state commitment names: it cuts
+ * memiavl's changelog at a damaged entry (the entries before it are checksummed and intact)
+ * and brings memiavl and FlatKV back to the last version both reach; the next start
+ * re-executes the stored blocks above it. It rolls back nothing further.
  */
 import { Command, Option } from 'clipanion';
 import type { App } from '../../app/index.js';
 import { BlockStore } from '../../chain/block-store.js';
-import { loadConfig } from '../../config/index.js';
+import { loadConfig, type LoadedConfig } from '../../config/index.js';
 import { Logger } from '../../log/logger.js';
-import { openHomeApp } from '../../node/app-options.js';
-import { defaultHome, homePaths } from '../../node/home.js';
+import { appOptionsOf, openHomeApp } from '../../node/app-options.js';
+import { CommitStore } from '../../store/index.js';
+import { defaultHome, homePaths, type HomePaths } from '../../node/home.js';
 
 export class RollbackCommand extends Command {
   static override paths = [['rollback']];
@@ -24,6 +30,9 @@ export class RollbackCommand extends Command {
 
   home = Option.String('--home', defaultHome(), { description: 'the node home (default ~/.strata)' });
   numBlocks = Option.String('--num-blocks', '1', { description: 'blocks to roll back when app and block store agree' });
+  toIntact = Option.Boolean('--to-intact', false, {
+    description: 'after a damaged memiavl changelog: cut it at the damage and roll the state commitment back to the last intact version',
+  });
   hard = Option.Boolean('--hard', false, { description: 'also remove the rolled-back blocks from the block store (a validator cannot sign them again)' });
 
   override async execute(): Promise<number> {
@@ -38,6 +47,7 @@ export class RollbackCommand extends Command {
     let store: BlockStore | undefined;
     try {
       const config = await loadConfig(paths.home);
+      if (this.toIntact) return await this.#toIntact(paths, config, logger);
       app = await openHomeApp(paths, config, logger, { maintenance: true });
       store = await BlockStore.open(paths.data);
       const appHeight = app.height();
@@ -64,6 +74,28 @@ export class RollbackCommand extends Command {
     } finally {
       await store?.close().catch(() => undefined);
       await app?.close().catch(() => undefined);
+    }
+  }
+
+  /** `--to-intact`: the repair open of the SC, then the heights as the next start sees them. */
+  async #toIntact(paths: HomePaths, config: LoadedConfig, logger: Logger): Promise<number> {
+    const sc = await CommitStore.open(paths.data, { ...appOptionsOf(config, { maintenance: true }).commit, cutDamagedChangelog: true });
+    const version = sc.version();
+    await sc.close();
+    const app = await openHomeApp(paths, config, logger, { maintenance: true });
+    let store: BlockStore | undefined;
+    try {
+      store = await BlockStore.open(paths.data);
+      const storeHeight = store.latestHeight() ?? 0;
+      this.context.stdout.write(`Rolled back CMS to version ${version}, the last version memiavl and FlatKV both reach intact\n`);
+      this.context.stdout.write(`Rolled back app state to height ${version} and hash ${Buffer.from(app.appHash()).toString('hex').toUpperCase()}\n`);
+      if (storeHeight > version) {
+        this.context.stdout.write(`The block store keeps blocks ${version + 1}..${storeHeight}; the next start re-executes them\n`);
+      }
+      return 0;
+    } finally {
+      await store?.close().catch(() => undefined);
+      await app.close().catch(() => undefined);
     }
   }
 }

@@ -39,6 +39,12 @@ export interface CommitStoreOptions {
   blockCacheBytes?: number;
   /** Pace snapshot writing (`sc-snapshot-write-rate-mbps`; 0 = unlimited, the default here). */
   snapshotWriteRateMbps?: number;
+  /**
+   * Repair mode of `stratad rollback --to-intact`: cut memiavl's changelog at a damaged entry
+   * and bring memiavl and FlatKV back to the last version both reach, instead of refusing to
+   * open with a CorruptionError. Discards committed versions; never for a running node.
+   */
+  cutDamagedChangelog?: boolean;
 }
 
 /** One store's entry of a commit. */

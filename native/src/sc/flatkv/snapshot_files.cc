@@ -30,8 +30,10 @@ struct ParsedManifest {
 Error SnapshotCorruption(const std::string& snapshot_dir, const std::string& problem) {
   return Error(ErrorCode::kCorruption,
                "FlatKV snapshot " + snapshot_dir + " is damaged: " + problem +
-                   ". It was not loaded; delete that snapshot directory (an older snapshot or a "
-                   "state-sync snapshot can restore the state instead)");
+                   ". It was not loaded. Its SST files are hard links shared with data/flatkv/working/ and "
+                   "the other snapshots, so a damaged SST is damaged in all of them: deleting the snapshot "
+                   "does not repair it; restore data/flatkv from a backup or the node from a state-sync "
+                   "snapshot (a damaged manifest or non-SST file alone: delete that snapshot directory)");
 }
 
 std::string ManifestPath(const std::string& snapshot_dir) {

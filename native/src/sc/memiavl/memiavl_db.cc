@@ -60,6 +60,19 @@ constexpr const char* kSnapshotRemedy =
   throw Error(ErrorCode::kIo, what + ": " + std::strerror(errno));
 }
 
+}  // namespace
+
+std::string RollbackToIntactCommand(const std::string& memiavl_dir) {
+  // A node keeps memiavl in <home>/data/committer.db; elsewhere the home is not known here.
+  const fs::path dir = fs::absolute(fs::path(memiavl_dir)).lexically_normal();
+  const fs::path data = dir.has_filename() ? dir.parent_path() : dir.parent_path().parent_path();
+  const bool in_home = (dir.has_filename() ? dir.filename() : dir.parent_path().filename()) == "committer.db" &&
+                       data.filename() == "data";
+  return "stratad rollback --to-intact --home " + (in_home ? data.parent_path().string() : std::string("<node home>"));
+}
+
+namespace {
+
 void SyncDirectory(const std::string& dir) {
   UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd.valid() || ::fsync(fd.get()) != 0) ThrowErrno("cannot sync directory " + dir);
@@ -220,17 +233,59 @@ std::unique_ptr<MemIavlDb> MemIavlDb::Open(const std::string& dir, const MemIavl
         if (ec) throw Error(ErrorCode::kIo, "cannot remove interrupted write " + entry.path().string() + ": " + ec.message());
       }
     }
-    db->changelog_ = std::make_unique<Changelog>((fs::path(dir) / "changelog").string());
-    if (db->changelog_->last_index() >= db->changelog_->first_index()) {
-      const auto first = Changelog::FirstEntryVersion((fs::path(dir) / "changelog").string());
-      if (first) {
-        db->index_delta_ = static_cast<int64_t>(*first) - static_cast<int64_t>(db->changelog_->first_index());
-        db->index_delta_known_ = true;
+  }
+  db->OpenChangelogAndLoad(options.target_version);
+  return db;
+}
+
+void MemIavlDb::OpenChangelogAndLoad(int64_t target) {
+  const std::string log_dir = (fs::path(dir_) / "changelog").string();
+  // Each cut moves the end of the changelog back, so a few rounds cover damage found again
+  // in an older segment while replaying from the snapshot.
+  for (int round = 0;; ++round) {
+    try {
+      if (!options_.read_only) {
+        changelog_ = std::make_unique<Changelog>(log_dir);
+        if (changelog_->repaired_bytes() > 0 && cut_changelog_at_.empty()) cut_changelog_at_ = changelog_->repaired_at();
+        index_delta_known_ = false;
+        if (changelog_->last_index() >= changelog_->first_index()) {
+          if (const auto first = Changelog::FirstEntryVersion(log_dir)) {
+            index_delta_ = static_cast<int64_t>(*first) - static_cast<int64_t>(changelog_->first_index());
+            index_delta_known_ = true;
+          }
+        }
       }
+      LoadCommitted(target);
+      break;
+    } catch (const ChangelogCorruption& e) {
+      if (!options_.cut_damaged_changelog || options_.read_only || round >= 8) ThrowDamagedChangelog(e);
+      changelog_.reset();
+      Changelog::CutAt(log_dir, e.path(), e.offset());
+      cut_changelog_at_ = e.path() + " at byte " + std::to_string(e.offset());
     }
   }
-  db->LoadCommitted(options.target_version);
-  return db;
+  // A cut below the snapshot `current` names leaves the changelog ending before the loaded
+  // version: later entries must keep the index that matches their version.
+  if (changelog_ && index_delta_known_ && static_cast<int64_t>(changelog_->last_index()) + index_delta_ < version_) {
+    changelog_->SkipTo(IndexOf(version_ + 1));
+  }
+}
+
+void MemIavlDb::ThrowDamagedChangelog(const ChangelogCorruption& e) const {
+  const std::string log_dir = (fs::path(dir_) / "changelog").string();
+  std::string intact = "the version before it";
+  const auto first_version = Changelog::FirstEntryVersion(log_dir);
+  const auto first_index = Changelog::FirstIndex(log_dir);
+  if (first_version && first_index && e.index() > *first_index) {
+    intact = "version " + std::to_string(static_cast<int64_t>(e.index() - 1) + static_cast<int64_t>(*first_version) -
+                                         static_cast<int64_t>(*first_index));
+  }
+  throw Error(ErrorCode::kCorruption,
+              "memiavl changelog segment " + e.path() + " is damaged at byte " + std::to_string(e.offset()) +
+                  ": the entry there fails its checksum, so memiavl is intact only up to " + intact +
+                  ". Stop the node and run `" + RollbackToIntactCommand(dir_) +
+                  "`: it cuts the changelog at the damaged entry and rolls the state commitment (memiavl and FlatKV) "
+                  "back to that version; the next start re-executes the later blocks from the block store");
 }
 
 MemIavlDb::~MemIavlDb() {

@@ -36,6 +36,10 @@
 
 namespace strata::sc {
 
+/// The command that recovers the node owning `memiavl_dir` from a damaged changelog
+/// (`stratad rollback --to-intact --home <home>`).
+std::string RollbackToIntactCommand(const std::string& memiavl_dir);
+
 /// The memiavl database. Calls are serialised by the caller (one writer thread).
 class MemIavlDb {
  public:
@@ -87,6 +91,10 @@ class MemIavlDb {
   std::vector<int64_t> SnapshotVersions() const;
   /// Blocks until no background snapshot is running; rethrows its failure, if any.
   void WaitForSnapshot();
+  /// What Open cut from the changelog: a torn tail or, with cut_damaged_changelog, the
+  /// damaged entry and everything after it ("<segment> at byte <n>"); empty when nothing.
+  const std::string& CutChangelogAt() const { return cut_changelog_at_; }
+
   /// Bytes written by the last finished snapshot and the seconds it took.
   std::pair<uint64_t, double> LastSnapshotStats() const;
 
@@ -113,6 +121,8 @@ class MemIavlDb {
   void CheckWritable() const;
   IavlTree& TreeForWrite(std::string_view store);
   void LoadCommitted(int64_t target);
+  void OpenChangelogAndLoad(int64_t target);
+  [[noreturn]] void ThrowDamagedChangelog(const ChangelogCorruption& e) const;
   void ReplayInto(Trees& trees, int64_t from_version, int64_t to_version) const;
   std::vector<StoreInfo> InfosOf(Trees& trees) const;
   void StartSnapshot();
@@ -129,6 +139,7 @@ class MemIavlDb {
   std::unique_ptr<Changelog> changelog_;  // writers only
   int64_t index_delta_ = 0;               // changelog index = version - index_delta_
   bool index_delta_known_ = false;
+  std::string cut_changelog_at_;
 
   std::unique_ptr<Trees> trees_;
   int64_t version_ = 0;

@@ -1,0 +1,81 @@
+/**
+ * Following the message of a damaged memiavl changelog: a byte flipped in a synced entry of a
+ * stopped node's `data/committer.db/changelog` makes the next start fail with a corruption
+ * error naming the segment and the last intact version; the command the message names, run
+ * as written, brings the state commitment back to that version with the app hash the block
+ * after it carries (computed before the damage), and the node restarts, re-executes the
+ * stored blocks above it (checking every app hash against the stored headers) and goes on.
+ */
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { initHome, ROOT, startNode } from './fixtures/node-process.js';
+
+async function rpc(port: number, method: string, params: unknown[] = []): Promise<unknown> {
+  const r = await fetch(`http://127.0.0.1:${port}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return ((await r.json()) as { result: unknown }).result;
+}
+
+/** Flips the last payload byte of the changelog entry of `version`; returns the segment path. */
+function damageEntry(home: string, version: number): string {
+  const dir = join(home, 'data', 'committer.db', 'changelog');
+  const segment = join(dir, readdirSync(dir).filter((n) => /^\d{20}$/.test(n)).sort()[0]!);
+  const data = readFileSync(segment);
+  for (let pos = 0; pos + 16 <= data.length; ) {
+    const len = data.readUInt32LE(pos);
+    if (Number(data.readBigUInt64LE(pos + 8)) === version) {
+      data[pos + 8 + len - 1]! ^= 0x01;
+      writeFileSync(segment, data);
+      return segment;
+    }
+    pos += 8 + len;
+  }
+  throw new Error(`no changelog entry of version ${version} in ${segment}`);
+}
+
+t.test('a damaged memiavl changelog entry is reported and the command the message names recovers the node', async (t) => {
+  const home = await initHome(t, 150);
+  const node = await startNode(t, home);
+  while (Number(await rpc(home.http, 'eth_blockNumber')) < 10) await new Promise((r) => setTimeout(r, 100));
+  t.equal(await node.stop(), 0);
+
+  const damaged = 5;
+  const segment = damageEntry(home.home, damaged);
+  let message = '';
+  await startNode(t, home).then(
+    () => t.fail('the node started on a damaged changelog'),
+    (error: Error) => (message = error.message),
+  );
+  t.match(message, /CorruptionError|corrupt|damaged/i);
+  t.ok(message.includes(segment), 'the message names the changelog segment');
+  t.match(message, new RegExp(`intact only up to version ${damaged - 1}\\b`));
+  t.notMatch(message, /memiavl is at version \d+ but FlatKV at/);
+
+  // Run exactly the command in backticks.
+  const command = /`(stratad rollback[^`]*)`/.exec(message)?.[1];
+  t.ok(command, `the message names a command: ${message}`);
+  const args = command!.split(/\s+/).slice(1);
+  t.same(args, ['rollback', '--to-intact', '--home', home.home]);
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'cli', 'stratad.ts'), ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  t.equal(r.status, 0, r.stderr);
+  t.match(r.stdout, new RegExp(`Rolled back CMS to version ${damaged - 1}`));
+
+  const again = await startNode(t, home);
+  // The header of block `damaged` carries the app hash after block damaged - 1, from before the damage.
+  const header = (await rpc(home.http, 'eth_getBlockByNumber', [`0x${damaged.toString(16)}`, false])) as { stateRoot: string };
+  t.match(r.stdout, new RegExp(`Rolled back app state to height ${damaged - 1} and hash ${header.stateRoot.slice(2).toUpperCase()}`));
+  t.match(again.output(), /replayed stored block/, 'the stored blocks above it were re-executed');
+  const top = Number(await rpc(home.http, 'eth_blockNumber'));
+  while (Number(await rpc(home.http, 'eth_blockNumber')) < top + 2) await new Promise((r) => setTimeout(r, 100));
+  t.pass('and the node produces blocks past them');
+  t.equal(await again.stop(), 0);
+});
