@@ -35,9 +35,15 @@ Error InUseError(const std::string& store, const std::string& detail) {
 
 void ThrowIfOpenFailed(const rocksdb::Status& status, const std::string& store, const std::string& action) {
   // RocksDB reports a LOCK file held by another process as a plain IOError; only its text
-  // tells it apart from a disk failure.
-  if (status.IsIOError() && status.ToString().find("lock") != std::string::npos) {
-    throw InUseError(store, status.ToString());
+  // tells it apart from a disk failure. A LOCK file it may not even create (a read-only mount,
+  // another owner) names the lock too, but no other process is involved.
+  const std::string text = status.ToString();
+  if (status.IsIOError() && (text.find("Permission denied") != std::string::npos || text.find("Read-only file system") != std::string::npos)) {
+    throw Error(ErrorCode::kIo, store + " cannot be opened for writing (" + text +
+                                    "); make its directory writable by the user running the node (check the mount and the owner)");
+  }
+  if (status.IsIOError() && text.find("lock") != std::string::npos) {
+    throw InUseError(store, text);
   }
   ThrowIfError(status, action);
 }
