@@ -5,6 +5,7 @@
 
 #include "convert.h"
 #include "strata/dump_iavl.h"
+#include "strata/repair_snapshots.h"
 #include "strata/state_snapshot.h"
 
 namespace strata::binding {
@@ -57,6 +58,7 @@ void CommitStoreBinding::Init(Napi::Env env, Napi::Object exports) {
          {
              StaticMethod<&CommitStoreBinding::Open>("open"),
              StaticMethod<&CommitStoreBinding::DumpIavl>("dumpIavl"),
+             StaticMethod<&CommitStoreBinding::RepairSnapshots>("repairSnapshots"),
              StaticMethod<&CommitStoreBinding::ImportSnapshot>("importSnapshot"),
              InstanceMethod<&CommitStoreBinding::ExportSnapshot>("exportSnapshot"),
              InstanceMethod<&CommitStoreBinding::Apply>("apply"),
@@ -110,6 +112,30 @@ Napi::Value CommitStoreBinding::DumpIavl(const Napi::CallbackInfo& info) {
           o.Set("path", d.path);
           out.Set(static_cast<uint32_t>(i), o);
         }
+        return out;
+      });
+}
+
+Napi::Value CommitStoreBinding::RepairSnapshots(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::string dir = ToUtf8(info[0], "memiavl directory");
+  if (dir.empty()) ThrowInvalid(env, "memiavl directory is empty; pass <home>/data/committer.db");
+  auto repair = std::make_shared<sc::SnapshotRepair>();
+  return PromiseWorker::Queue(
+      env, Napi::Object::New(env), [dir, repair] { *repair = sc::RepairMemIavlSnapshots(dir); },
+      [repair](Napi::Env env) -> Napi::Value {
+        Napi::Array removed = Napi::Array::New(env, repair->removed.size());
+        for (size_t i = 0; i < repair->removed.size(); ++i) {
+          Napi::Object o = Napi::Object::New(env);
+          o.Set("version", Napi::Number::New(env, static_cast<double>(repair->removed[i].version)));
+          o.Set("path", repair->removed[i].path);
+          o.Set("reason", repair->removed[i].reason);
+          removed.Set(static_cast<uint32_t>(i), o);
+        }
+        Napi::Object out = Napi::Object::New(env);
+        out.Set("removed", removed);
+        out.Set("current", repair->current ? Napi::Number::New(env, static_cast<double>(*repair->current)) : env.Null());
+        out.Set("version", Napi::Number::New(env, static_cast<double>(repair->version)));
         return out;
       });
 }

@@ -29,6 +29,8 @@ class CommitStoreBinding : public StoreBinding<CommitStoreBinding, sc::CommitSto
  private:
   static Napi::Value Open(const Napi::CallbackInfo& info);
   static Napi::Value DumpIavl(const Napi::CallbackInfo& info);
+  /// repairSnapshots(memiavlDir): Promise of {removed, current, version}.
+  static Napi::Value RepairSnapshots(const Napi::CallbackInfo& info);
   /// importSnapshot(memiavlDir, flatkvDir, version, path, options): Promise of the stats.
   static Napi::Value ImportSnapshot(const Napi::CallbackInfo& info);
   /// exportSnapshot(path): Promise of {version, items, bytes}.

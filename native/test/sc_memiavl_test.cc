@@ -20,6 +20,7 @@
 #include "sc/memiavl/memiavl_db.h"
 #include "sc/memiavl/tree_snapshot.h"
 #include "sc/memiavl/write_rate_limiter.h"
+#include "strata/repair_snapshots.h"
 #include "sc_test_util.h"
 #include "test_util.h"
 
@@ -350,7 +351,9 @@ TEST(MemIavlDb, CorruptedSnapshotIsReportedWithTheRemedy) {
     EXPECT_EQ(e.code(), ErrorCode::kCorruption);
     const std::string msg = e.what();
     EXPECT_NE(msg.find("bank/kvs"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("remove that snapshot directory"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("`stratadb repair-snapshots -d " + fs::absolute(dir.path()).lexically_normal().string() + "`"),
+              std::string::npos)
+        << msg;
   }
 }
 
@@ -517,6 +520,125 @@ TEST(MemIavlDb, ExportImportRoundTripKeepsEveryHash) {
     return true;
   };
   EXPECT_STRATA_ERROR(MemIavlDb::Import(dir.Sub("bad"), 9, SyncSnapshots(4), next_tampered), ErrorCode::kInvalidArgument);
+}
+
+// Flips one bit of the byte at `offset` of `path`.
+void FlipByte(const std::string& path, std::streamoff offset) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(offset);
+  const char c = static_cast<char>(f.get());
+  f.seekp(offset);
+  f.put(static_cast<char>(c ^ 0x01));
+}
+
+// Every file below `dir` with its contents, and every symlink with its target.
+std::map<std::string, std::string> DirectoryState(const std::string& dir) {
+  std::map<std::string, std::string> state;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    const std::string rel = fs::relative(entry.path(), dir).string();
+    if (entry.is_symlink()) {
+      state[rel] = "-> " + fs::read_symlink(entry.path()).string();
+    } else if (entry.is_regular_file()) {
+      std::ifstream in(entry.path(), std::ios::binary);
+      state[rel] = std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    } else {
+      state[rel] = "dir";
+    }
+  }
+  return state;
+}
+
+TEST(MemIavlDb, RepairSnapshotsFallsBackToTheNewestIntactSnapshotAndReachesTheLatestVersion) {
+  strata::test::TempDir dir;
+  std::vector<StoreInfo> reference;
+  {
+    auto db = MemIavlDb::Open(dir.Sub("reference"), SyncSnapshots(5, 1));
+    for (int64_t v = 1; v <= 17; ++v) CommitBlock(*db, v);
+    reference = db->LastCommitInfo();
+  }
+  const std::string damaged = dir.Sub("damaged");
+  {
+    auto db = MemIavlDb::Open(damaged, SyncSnapshots(5, 1));
+    for (int64_t v = 1; v <= 17; ++v) CommitBlock(*db, v);
+    ASSERT_EQ(db->SnapshotVersions(), (std::vector<int64_t>{10, 15}));
+    // A node holds the directory: the repair refuses like the other tools.
+    try {
+      RepairMemIavlSnapshots(damaged);
+      ADD_FAILURE() << "repaired a directory a node holds";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kIo);
+      EXPECT_NE(std::string(e.what()).find("failed to initialize database: resource temporarily unavailable"), std::string::npos);
+    }
+  }
+  const std::string newest = damaged + "/snapshot-00000000000000000015";
+  FlipByte(newest + "/bank/nodes", 40);
+
+  std::string message;
+  try {
+    MemIavlDb::Open(damaged, SyncSnapshots(5, 1));
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kCorruption);
+    message = e.what();
+  }
+  EXPECT_NE(message.find(newest + "/bank/nodes"), std::string::npos) << message;
+  EXPECT_NE(message.find("`" + RepairSnapshotsCommand(damaged) + "`"), std::string::npos) << message;
+
+  const SnapshotRepair repair = RepairMemIavlSnapshots(damaged);
+  ASSERT_EQ(repair.removed.size(), 1u);
+  EXPECT_EQ(repair.removed[0].version, 15);
+  EXPECT_EQ(repair.removed[0].path, newest);
+  EXPECT_NE(repair.removed[0].reason.find("bank/nodes fails its checksum"), std::string::npos) << repair.removed[0].reason;
+  EXPECT_EQ(repair.current, std::optional<int64_t>(10));
+  EXPECT_EQ(repair.version, 17);
+  EXPECT_FALSE(fs::exists(newest));
+  EXPECT_EQ(fs::read_symlink(damaged + "/current").string(), "snapshot-00000000000000000010");
+
+  auto db = MemIavlDb::Open(damaged, SyncSnapshots(5, 1));
+  EXPECT_EQ(db->Version(), 17);
+  EXPECT_EQ(db->LastCommitInfo(), reference);
+  CommitBlock(*db, 18);
+  EXPECT_EQ(db->LastCommitInfo(), ExpectedInfos(18));
+  db->Close();
+
+  // A second run finds nothing to do.
+  const SnapshotRepair again = RepairMemIavlSnapshots(damaged);
+  EXPECT_TRUE(again.removed.empty());
+  EXPECT_EQ(again.version, 18);
+}
+
+TEST(MemIavlDb, RepairSnapshotsRefusesAndChangesNothingWhenTheChangelogCannotReachTheLatestVersion) {
+  strata::test::TempDir dir;
+  CollectingSink sink;
+  {
+    auto db = MemIavlDb::Open(dir.Sub("src"), SyncSnapshots(0));
+    for (int64_t v = 1; v <= 9; ++v) CommitBlock(*db, v);
+    db->Export(sink);
+  }
+  // A state-synced node: its only snapshot is the imported one, its changelog starts after it.
+  const std::string synced = dir.Sub("synced");
+  size_t at = 0;
+  MemIavlDb::Import(synced, 9, SyncSnapshots(0), [&](MemIavlDb::ImportItem* out) {
+    if (at == sink.items.size()) return false;
+    *out = sink.items[at++];
+    return true;
+  });
+  {
+    auto db = MemIavlDb::Open(synced, SyncSnapshots(0));
+    for (int64_t v = 10; v <= 12; ++v) CommitBlock(*db, v);
+  }
+  FlipByte(synced + "/snapshot-00000000000000000009/acc/kvs", 3);
+  const auto before = DirectoryState(synced);
+  try {
+    RepairMemIavlSnapshots(synced);
+    ADD_FAILURE() << "repaired without a way to reach the latest version";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kCorruption);
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("latest committed version is 12"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("the changelog starts at version 10"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("nothing was changed"), std::string::npos) << msg;
+  }
+  EXPECT_EQ(DirectoryState(synced), before);
 }
 
 TEST(WriteRateLimiter, PacesWritesToTheRate) {

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { PlainKvOptions } from './plain-kv.js';
 import type { CommitStoreOptions } from './sc/commit-store.js';
 import type { DumpedTree } from './sc/dump-iavl.js';
+import type { SnapshotRepair } from './sc/repair-snapshots.js';
 import type { MvccStoreOptions } from './state-store.js';
 
 /** Options as the addon reads them: the store options, plus the EVM SS sub-DB split. */
@@ -86,6 +87,7 @@ export interface NativeCommitResult {
 
 /** What dump-iavl wrote for one module, as the addon reports it. */
 export type NativeDumpedTree = DumpedTree;
+export type NativeSnapshotRepair = SnapshotRepair;
 
 /** The addon's commit store object (memiavl + FlatKV). */
 export interface NativeCommitStore {
@@ -126,6 +128,7 @@ interface NativeModule {
   NativeCommitStore: {
     open(memiavlDir: string, flatkvDir: string, options: NativeCommitOptions): Promise<NativeCommitStore>;
     dumpIavl(dir: string, outDir: string, height: number, modules: string[] | null): Promise<NativeDumpedTree[]>;
+    repairSnapshots(dir: string): Promise<NativeSnapshotRepair>;
     importSnapshot(
       memiavlDir: string,
       flatkvDir: string,

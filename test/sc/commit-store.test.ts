@@ -18,7 +18,9 @@ import {
   InvalidArgumentError,
   NotSupportedError,
   StoreClosedError,
+  StoreIoError,
   memiavlDir,
+  repairSnapshots,
   type CommitInfo,
 } from '../../src/store/index.js';
 import { GENESIS_ACCOUNTS, bankKey, nonceKey, scBlock } from './fixtures/sc-workload.js';
@@ -154,10 +156,12 @@ t.test('rollback returns to an earlier app hash, on disk too, and history contin
   await reopened.close();
 });
 
-t.test('a corrupted snapshot is reported with the remedy and not loaded', async (t) => {
+t.test('a corrupted snapshot is reported with the remedy, not loaded, and the remedy works', async (t) => {
   const dir = tempDir(t);
   const store = await CommitStore.open(dir, { snapshotInterval: 2, asyncSnapshot: false });
   await commitBlocks(store, 1, 3);
+  const before = store.lastCommitInfo();
+  await t.rejects(repairSnapshots(memiavlDir(dir)), StoreIoError, 'refused while the store is open');
   await store.close();
   const kvs = join(memiavlDir(dir), 'snapshot-00000000000000000002', 'bank', 'kvs');
   const bytes = readFileSync(kvs);
@@ -168,7 +172,16 @@ t.test('a corrupted snapshot is reported with the remedy and not loaded', async 
     (e: unknown) => e,
   );
   t.type(error, CorruptionError);
-  t.match((error as Error).message, /bank\/kvs fails its checksum; remove that snapshot directory/);
+  t.match((error as Error).message, /bank\/kvs fails its checksum; stop the node and run `stratadb repair-snapshots -d [^`]*committer\.db`/);
+
+  // The only snapshot goes; the changelog still starts at version 1.
+  const repair = await repairSnapshots(memiavlDir(dir));
+  t.same(repair.removed.map((r) => r.version), [2]);
+  t.equal(repair.current, null);
+  t.equal(repair.version, 3);
+  const reopened = await CommitStore.open(dir, { snapshotInterval: 2 });
+  t.same(reopened.lastCommitInfo(), before);
+  await reopened.close();
 });
 
 t.test('bad input gets typed errors and the store keeps working', async (t) => {

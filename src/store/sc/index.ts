@@ -10,3 +10,4 @@ export {
   type StateSnapshotStats,
 } from './commit-store.js';
 export { dumpIavl, type DumpedTree, type DumpIavlOptions } from './dump-iavl.js';
+export { repairSnapshots, type RemovedSnapshot, type SnapshotRepair } from './repair-snapshots.js';

@@ -78,10 +78,12 @@ void WriteDirectoryChecksums(const std::string& dir) {
   SyncPath(path, O_RDONLY);
 }
 
-void VerifyDirectoryChecksums(const std::string& dir, const std::string& remedy) {
+void VerifyDirectoryChecksums(const std::string& dir, const std::string& remedy_text) {
+  // A caller that handles the damage itself (snapshot repair) passes no remedy.
+  const std::string remedy = remedy_text.empty() ? std::string() : "; " + remedy_text;
   const std::string path = (fs::path(dir) / kChecksumsFile).string();
   std::ifstream in(path);
-  if (!in) throw Error(ErrorCode::kCorruption, "snapshot " + dir + " has no " + kChecksumsFile + " manifest; " + remedy);
+  if (!in) throw Error(ErrorCode::kCorruption, "snapshot " + dir + " has no " + kChecksumsFile + " manifest" + remedy);
   std::string line;
   size_t count = 0;
   while (std::getline(in, line)) {
@@ -90,21 +92,21 @@ void VerifyDirectoryChecksums(const std::string& dir, const std::string& remedy)
     int consumed = 0;
     if (std::sscanf(line.c_str(), "%8x %llu %n", &crc, &size, &consumed) != 2 || consumed <= 0 ||
         static_cast<size_t>(consumed) >= line.size()) {
-      throw Error(ErrorCode::kCorruption, "snapshot " + dir + " has a malformed " + kChecksumsFile + " manifest; " + remedy);
+      throw Error(ErrorCode::kCorruption, "snapshot " + dir + " has a malformed " + kChecksumsFile + " manifest" + remedy);
     }
     const std::string rel = line.substr(static_cast<size_t>(consumed));
     const std::string file = (fs::path(dir) / rel).string();
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) {
-      throw Error(ErrorCode::kCorruption, "snapshot file " + file + " is missing; " + remedy);
+      throw Error(ErrorCode::kCorruption, "snapshot file " + file + " is missing" + remedy);
     }
     const FileSum sum = SumFile(file);
     if (sum.size != size || sum.crc != crc) {
-      throw Error(ErrorCode::kCorruption, "snapshot file " + file + " fails its checksum; " + remedy);
+      throw Error(ErrorCode::kCorruption, "snapshot file " + file + " fails its checksum" + remedy);
     }
     ++count;
   }
-  if (count == 0) throw Error(ErrorCode::kCorruption, "snapshot " + dir + " has an empty " + kChecksumsFile + " manifest; " + remedy);
+  if (count == 0) throw Error(ErrorCode::kCorruption, "snapshot " + dir + " has an empty " + kChecksumsFile + " manifest" + remedy);
 }
 
 }  // namespace strata::sc

@@ -14,8 +14,8 @@ inline constexpr const char* kChecksumsFile = "CHECKSUMS";
 void WriteDirectoryChecksums(const std::string& dir);
 
 /// Throws strata::Error(kCorruption) naming the file when a file listed in `dir`/CHECKSUMS is
-/// missing or differs, or when the manifest itself is missing or malformed; `remedy` is
-/// appended to the message.
+/// missing or differs, or when the manifest itself is missing or malformed; `remedy`, when not
+/// empty, is appended to the message.
 void VerifyDirectoryChecksums(const std::string& dir, const std::string& remedy);
 
 }  // namespace strata::sc

@@ -52,12 +52,27 @@ constexpr uint32_t kMetadataFormat = 1;
 constexpr const char* kMetadataFile = "__metadata";
 constexpr const char* kCurrentLink = "current";
 constexpr const char* kTmpSuffix = "-tmp";
-constexpr const char* kSnapshotRemedy =
-    "remove that snapshot directory (older snapshots and the changelog are used instead) or restore "
-    "the node from a state-sync snapshot";
 
 [[noreturn]] void ThrowErrno(const std::string& what) {
   throw Error(ErrorCode::kIo, what + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+std::string RepairSnapshotsCommand(const std::string& memiavl_dir) {
+  return "stratadb repair-snapshots -d " + fs::absolute(fs::path(memiavl_dir)).lexically_normal().string();
+}
+
+namespace {
+
+// Removing a damaged snapshot by hand leaves `current` naming it; the repair command also
+// repoints `current` and checks that the changelog still covers the versions after the
+// snapshot it falls back to.
+std::string SnapshotRemedy(const std::string& memiavl_dir) {
+  return "stop the node and run `" + RepairSnapshotsCommand(memiavl_dir) +
+         "`: it removes every damaged snapshot and points current at the newest intact one, from which the "
+         "changelog replays to the latest version (it refuses, changing nothing, when the changelog no longer "
+         "reaches back that far: then restore the node from a state-sync snapshot or a backup)";
 }
 
 }  // namespace
@@ -108,11 +123,12 @@ struct SnapshotMetadata {
   std::vector<StoreInfo> infos;
 };
 
-SnapshotMetadata DecodeMetadata(const std::string& path) {
+SnapshotMetadata DecodeMetadata(const std::string& path, const std::string& remedy) {
   std::ifstream in(path, std::ios::binary);
   const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto corrupt = [&]() -> Error {
-    return Error(ErrorCode::kCorruption, "memiavl snapshot metadata " + path + " is damaged; " + kSnapshotRemedy);
+    return Error(ErrorCode::kCorruption, "memiavl snapshot metadata " + path + " is damaged" +
+                                            (remedy.empty() ? std::string() : "; " + remedy));
   };
   size_t pos = 0;
   auto need = [&](size_t n) {
@@ -186,7 +202,31 @@ class ExportTreeWalker final : public IavlPostOrderVisitor {
 
 // ---- open / close ---------------------------------------------------------------------------
 
-MemIavlDb::MemIavlDb(std::string dir, const MemIavlOptions& options) : dir_(std::move(dir)), options_(options) {}
+MemIavlDb::MemIavlDb(std::string dir, const MemIavlOptions& options)
+    : dir_(std::move(dir)), snapshot_remedy_(SnapshotRemedy(dir_)), options_(options) {}
+
+namespace {
+
+// Takes the directory's flock (exclusive for a writer, shared for a reader); -1 when a reader
+// finds no LOCK file (nothing was ever written there).
+UniqueFd LockDirectory(const std::string& dir, bool read_only) {
+  const std::string lock_path = (fs::path(dir) / "LOCK").string();
+  UniqueFd fd(::open(lock_path.c_str(), read_only ? O_RDONLY | O_CLOEXEC : O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!fd.valid()) {
+    if (read_only && errno == ENOENT) return fd;
+    ThrowErrno("cannot open lock file " + lock_path);
+  }
+  if (::flock(fd.get(), (read_only ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) {
+      throw Error(ErrorCode::kIo, "failed to initialize database: resource temporarily unavailable (" + dir +
+                                      " is held by another process, normally a running node; stop it first)");
+    }
+    ThrowErrno("cannot lock " + lock_path);
+  }
+  return fd;
+}
+
+}  // namespace
 
 std::unique_ptr<MemIavlDb> MemIavlDb::Open(const std::string& dir, const MemIavlOptions& options) {
   if (options.snapshot_interval < 0 || options.keep_recent < 0 || options.hash_threads < 1 ||
@@ -208,20 +248,7 @@ std::unique_ptr<MemIavlDb> MemIavlDb::Open(const std::string& dir, const MemIavl
   }
   std::unique_ptr<MemIavlDb> db(new MemIavlDb(dir, options));
 
-  const std::string lock_path = (fs::path(dir) / "LOCK").string();
-  db->lock_fd_ = ::open(lock_path.c_str(), options.read_only ? O_RDONLY | O_CLOEXEC : O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (db->lock_fd_ < 0 && !(options.read_only && errno == ENOENT)) ThrowErrno("cannot open lock file " + lock_path);
-  if (db->lock_fd_ >= 0 && ::flock(db->lock_fd_, (options.read_only ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) {
-    const int err = errno;
-    ::close(db->lock_fd_);
-    db->lock_fd_ = -1;
-    if (err == EWOULDBLOCK) {
-      throw Error(ErrorCode::kIo, "failed to initialize database: resource temporarily unavailable (" + dir +
-                                      " is held by another process, normally a running node; stop it first)");
-    }
-    errno = err;
-    ThrowErrno("cannot lock " + lock_path);
-  }
+  db->lock_ = LockDirectory(dir, options.read_only);
 
   if (!options.read_only) {
     // Leftovers of a write cut short: never complete, never used.
@@ -303,10 +330,7 @@ void MemIavlDb::Close() {
   job_.reset();
   changelog_.reset();
   trees_.reset();
-  if (lock_fd_ >= 0) {
-    ::close(lock_fd_);
-    lock_fd_ = -1;
-  }
+  lock_.reset();
 }
 
 void MemIavlDb::CheckOpen() const {
@@ -327,11 +351,11 @@ std::vector<int64_t> MemIavlDb::SnapshotVersions() const { return ListSnapshotVe
 namespace {
 
 // Loads the trees of a complete snapshot directory after verifying its checksums.
-void LoadSnapshotTrees(const std::string& snapshot_dir, int hash_threads,
+void LoadSnapshotTrees(const std::string& snapshot_dir, int hash_threads, const std::string& remedy,
                        std::map<std::string, IavlTree, std::less<>>* trees, int64_t* version,
                        int64_t* initial_version) {
-  VerifyDirectoryChecksums(snapshot_dir, kSnapshotRemedy);
-  const SnapshotMetadata meta = DecodeMetadata((fs::path(snapshot_dir) / kMetadataFile).string());
+  VerifyDirectoryChecksums(snapshot_dir, remedy);
+  const SnapshotMetadata meta = DecodeMetadata((fs::path(snapshot_dir) / kMetadataFile).string(), remedy);
   *version = meta.version;
   *initial_version = meta.initial_version;
   for (const auto& info : meta.infos) {
@@ -341,7 +365,8 @@ void LoadSnapshotTrees(const std::string& snapshot_dir, int hash_threads,
     IavlTree tree(TreeSnapshot::Open((fs::path(snapshot_dir) / info.name).string()), tree_options);
     if (HashString(tree.RootHash()) != info.hash) {
       throw Error(ErrorCode::kCorruption, "memiavl snapshot " + snapshot_dir + " tree " + info.name +
-                                              " does not match its recorded root hash; " + kSnapshotRemedy);
+                                              " does not match its recorded root hash" +
+                                              (remedy.empty() ? std::string() : "; " + remedy));
     }
     trees->emplace(info.name, std::move(tree));
   }
@@ -369,7 +394,7 @@ void MemIavlDb::LoadCommitted(int64_t target) {
     }
   }
   if (base) {
-    LoadSnapshotTrees((fs::path(dir_) / SnapshotDirName(*base)).string(), options_.hash_threads, &trees->by_name,
+    LoadSnapshotTrees((fs::path(dir_) / SnapshotDirName(*base)).string(), options_.hash_threads, snapshot_remedy_, &trees->by_name,
                       &trees->version, &trees->initial_version);
   }
   const int64_t upto = target == 0 ? INT64_MAX : target;
@@ -587,7 +612,7 @@ void MemIavlDb::RunSnapshot(SnapshotJob* job) {
       if (v <= job->version) base = v;
     }
     if (base) {
-      LoadSnapshotTrees((fs::path(dir_) / SnapshotDirName(*base)).string(), options_.hash_threads, &trees.by_name,
+      LoadSnapshotTrees((fs::path(dir_) / SnapshotDirName(*base)).string(), options_.hash_threads, snapshot_remedy_, &trees.by_name,
                         &trees.version, &trees.initial_version);
     }
     if (base != job->version) {
@@ -607,7 +632,7 @@ void MemIavlDb::RunSnapshot(SnapshotJob* job) {
     // blocks committed meanwhile; the commit thread replays the last few.
     auto fresh = std::make_unique<Trees>();
     LoadSnapshotTrees((fs::path(dir_) / SnapshotDirName(job->version)).string(), options_.hash_threads,
-                      &fresh->by_name, &fresh->version, &fresh->initial_version);
+                      snapshot_remedy_, &fresh->by_name, &fresh->version, &fresh->initial_version);
     for (int round = 0; round < 4; ++round) {
       const int64_t durable = durable_version_.load();
       if (durable <= fresh->version) break;
@@ -733,7 +758,7 @@ std::vector<StoreInfo> MemIavlDb::Rollback(int64_t target) {
   auto trees = std::make_unique<Trees>();
   trees->initial_version = trees_->initial_version;
   if (base) {
-    LoadSnapshotTrees((fs::path(dir_) / SnapshotDirName(*base)).string(), options_.hash_threads, &trees->by_name,
+    LoadSnapshotTrees((fs::path(dir_) / SnapshotDirName(*base)).string(), options_.hash_threads, snapshot_remedy_, &trees->by_name,
                       &trees->version, &trees->initial_version);
   }
   try {
@@ -776,6 +801,112 @@ std::vector<StoreInfo> MemIavlDb::Rollback(int64_t target) {
   durable_version_.store(target);
   last_commit_info_ = std::move(infos);
   return last_commit_info_;
+}
+
+// ---- repair ---------------------------------------------------------------------------------
+
+SnapshotRepair MemIavlDb::RepairSnapshots(const std::string& dir, const MemIavlOptions& options) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    throw Error(ErrorCode::kInvalidArgument, "memiavl directory " + dir + " does not exist; check the path (it is data/committer.db under the node home)");
+  }
+  const UniqueFd lock = LockDirectory(dir, false);
+  // A reader's view: the changelog is replayed without being opened for writing, so a refusal
+  // leaves every byte as it was.
+  MemIavlOptions probe_options = options;
+  probe_options.read_only = true;
+  probe_options.target_version = 0;
+  MemIavlDb probe(dir, probe_options);
+
+  // The latest committed version: the newest entry of the changelog, or the newest snapshot
+  // (damaged or not, its name says which version was committed) when the changelog ends there.
+  const std::vector<int64_t> snapshots = ListSnapshotVersions(dir);
+  int64_t latest = snapshots.empty() ? 0 : snapshots.back();
+  std::optional<int64_t> first_logged;
+  const std::string log_dir = (fs::path(dir) / "changelog").string();
+  try {
+    Changelog::ReadOnlyReplay(log_dir, 0, UINT64_MAX, [&](std::string_view entry) {
+      const auto version = static_cast<int64_t>(ChangelogEntryVersion(entry));
+      if (!first_logged) first_logged = version;
+      latest = std::max(latest, version);
+    });
+  } catch (const ChangelogCorruption& e) {
+    throw Error(ErrorCode::kCorruption, "cannot repair the memiavl snapshots of " + dir + ": changelog segment " + e.path() +
+                                            " is damaged at byte " + std::to_string(e.offset()) +
+                                            ", so the latest committed version is unknown; nothing was changed. Restore "
+                                            "the node from a state-sync snapshot or a backup");
+  }
+
+  // Verify every snapshot; the newest intact one becomes the base.
+  SnapshotRepair repair;
+  std::optional<int64_t> base;
+  std::unique_ptr<Trees> trees;
+  for (auto it = snapshots.rbegin(); it != snapshots.rend(); ++it) {
+    const std::string path = (fs::path(dir) / SnapshotDirName(*it)).string();
+    auto loaded = std::make_unique<Trees>();
+    try {
+      LoadSnapshotTrees(path, options.hash_threads, std::string(), &loaded->by_name, &loaded->version,
+                        &loaded->initial_version);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kCorruption) throw;
+      repair.removed.push_back({*it, path, e.what()});
+      continue;
+    }
+    if (!base) {
+      base = *it;
+      trees = std::move(loaded);
+    }
+  }
+  if (!trees) {
+    trees = std::make_unique<Trees>();
+    trees->initial_version = options.initial_version;
+  }
+
+  // Replay from the base to the latest version, as the next open will.
+  std::string gap;
+  try {
+    probe.ReplayInto(*trees, trees->NextVersion(), latest);
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kCorruption) throw;
+    gap = e.what();
+  }
+  if (!gap.empty() || trees->version != latest) {
+    const std::string from = base ? "the newest intact snapshot, " + std::to_string(*base) : std::string("no intact snapshot");
+    const std::string log = first_logged ? "the changelog starts at version " + std::to_string(*first_logged)
+                                         : std::string("the changelog is empty");
+    throw Error(ErrorCode::kCorruption,
+                "cannot repair the memiavl snapshots of " + dir + ": the latest committed version is " +
+                    std::to_string(latest) + ", but " + from + " plus the changelog does not reach it (" + log +
+                    "); nothing was changed. Restore the node from a state-sync snapshot or a backup");
+  }
+
+  // Order matters for a crash in between: first `current` (always naming an intact snapshot
+  // from here on), then the damaged snapshots.
+  const fs::path link = fs::path(dir) / kCurrentLink;
+  std::optional<int64_t> named;
+  if (fs::is_symlink(link, ec)) named = ParseSnapshotDirName(fs::read_symlink(link, ec).filename().string());
+  if (base && named != base) {
+    const fs::path link_tmp = fs::path(dir) / (std::string(kCurrentLink) + kTmpSuffix);
+    fs::remove(link_tmp, ec);
+    fs::create_symlink(SnapshotDirName(*base), link_tmp, ec);
+    if (!ec) fs::rename(link_tmp, link, ec);
+  } else if (!base) {
+    fs::remove(link, ec);
+  }
+  if (ec) throw Error(ErrorCode::kIo, "cannot switch " + link.string() + ": " + ec.message());
+  SyncDirectory(dir);
+  for (const RemovedSnapshot& removed : repair.removed) {
+    fs::remove_all(removed.path, ec);
+    if (ec) throw Error(ErrorCode::kIo, "cannot remove damaged snapshot " + removed.path + ": " + ec.message() + "; remove it by hand");
+  }
+  SyncDirectory(dir);
+  repair.current = base;
+  repair.version = latest;
+  return repair;
+}
+
+SnapshotRepair RepairMemIavlSnapshots(const std::string& memiavl_dir) {
+  return MemIavlDb::RepairSnapshots(memiavl_dir, MemIavlOptions{});
 }
 
 // ---- export / import ------------------------------------------------------------------------

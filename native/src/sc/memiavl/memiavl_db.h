@@ -32,7 +32,9 @@
 #include "changelog.h"
 #include "sc/commit_info.h"
 #include "sc/iavl_tree.h"
+#include "unique_fd.h"
 #include "strata/commit_types.h"
+#include "strata/repair_snapshots.h"
 
 namespace strata::sc {
 
@@ -112,6 +114,9 @@ class MemIavlDb {
   static void Import(const std::string& dir, int64_t version, const MemIavlOptions& options,
                      const std::function<bool(ImportItem*)>& next);
 
+  /// RepairMemIavlSnapshots (strata/repair_snapshots.h) with `options`' hash threads.
+  static SnapshotRepair RepairSnapshots(const std::string& dir, const MemIavlOptions& options);
+
  private:
   struct Trees;
   struct SnapshotJob;
@@ -133,8 +138,9 @@ class MemIavlDb {
   uint64_t IndexOf(int64_t version) const;
 
   std::string dir_;
+  std::string snapshot_remedy_;  // what a damaged snapshot's message tells the operator to do
   MemIavlOptions options_;
-  int lock_fd_ = -1;
+  UniqueFd lock_;
   bool closed_ = false;
   std::unique_ptr<Changelog> changelog_;  // writers only
   int64_t index_delta_ = 0;               // changelog index = version - index_delta_
