@@ -10,6 +10,7 @@ import type { App, Genesis } from '../app/index.js';
 import { BlockStore } from '../chain/block-store.js';
 import { BlockSigner, loadNodeKey, loadValidatorKey } from '../chain/keys.js';
 import { Mempool, type CheckResult } from '../chain/mempool.js';
+import { ProposalFileError, loadProposal, proposalPath, removeProposal, type Proposal } from '../chain/proposal.js';
 import { loadConfig } from '../config/index.js';
 import { VERSION } from './version.js';
 import { Logger } from '../log/logger.js';
@@ -69,6 +70,48 @@ async function replayStoredBlocks(app: App, store: BlockStore, logger: Logger): 
   }
 }
 
+/**
+ * Brings the state and the block store together after a crash inside block production, from
+ * the proposal log: a state one block ahead is rolled back when the log proves that block
+ * (the producer then builds, signs and stores exactly it again); a state ahead without that
+ * proof is refused as before. Returns the proposal the producer resumes with, if any.
+ */
+async function reconcileWithBlockStore(app: App, store: BlockStore, paths: HomePaths, logger: Logger): Promise<Proposal | undefined> {
+  const file = proposalPath(paths.data);
+  let proposal: Proposal | undefined;
+  try {
+    proposal = loadProposal(file);
+  } catch (error) {
+    if (error instanceof ProposalFileError) throw new NodeStartError(error.message);
+    throw error;
+  }
+  const stored = store.latestHeight() ?? 0;
+  if (proposal && proposal.height <= stored) {
+    // Its block reached the block store; only the removal was lost.
+    removeProposal(file);
+    proposal = undefined;
+  }
+  const height = app.height();
+  if (height > stored) {
+    if (height !== stored + 1 || proposal?.height !== height) {
+      throw new NodeStartError(
+        `the state is at height ${height} but the block store at ${stored}; run \`stratad rollback --home ${paths.home}\` ` +
+          'to bring the state back to the stored chain',
+      );
+    }
+    const appHash = await app.rollback(stored);
+    if (app.height() === 0) await app.initChain();
+    logger.warn('the state held a block the block store does not; rolled it back to produce it again from the proposal log', {
+      height,
+      appHash: plainHex(appHash),
+      txs: proposal.txs.length,
+    });
+  } else if (proposal) {
+    logger.info('found a proposal that was not executed before the node stopped; it is produced first', { height: proposal.height, txs: proposal.txs.length });
+  }
+  return proposal;
+}
+
 /** One running node. */
 export class StrataNode {
   readonly #closers: Array<() => Promise<void>> = [];
@@ -82,6 +125,8 @@ export class StrataNode {
     readonly ports: BoundPorts,
     readonly producer: BlockProducer | undefined,
     readonly logger: Logger,
+    /** Resolves with the failure that halted block production; the node is then stopping. */
+    readonly halted: Promise<Error>,
   ) {}
 
   /** Starts the node of `home`; `portOverride` replaces the configured ports (tests). */
@@ -103,12 +148,7 @@ export class StrataNode {
       closers.unshift(() => store.close());
       app.useBlockHashes((height) => store.hashAt(height));
       const stored = store.latestHeight() ?? 0;
-      if (app.height() > stored) {
-        throw new NodeStartError(
-          `the state is at height ${app.height()} but the block store at ${stored}; run \`stratad rollback --home ${paths.home}\` ` +
-            'to bring the state back to the stored chain',
-        );
-      }
+      const resume = await reconcileWithBlockStore(app, store, paths, logger);
       await replayStoredBlocks(app, store, logger);
       const chain = new ChainProvider(app, store);
       const mp = config.node.mempool;
@@ -203,6 +243,8 @@ export class StrataNode {
           : 0,
       };
 
+      let halt: (error: Error) => void = () => undefined;
+      const halted = new Promise<Error>((resolve) => (halt = resolve));
       let producer: BlockProducer | undefined;
       if (isValidator && validatorAddress) {
         producer = new BlockProducer({
@@ -213,11 +255,20 @@ export class StrataNode {
           proposer: validatorAddress,
           logger,
           onBlock: (block) => eth.publishBlock(block.header.height),
+          proposalPath: proposalPath(paths.data),
+          resume,
+          onHalt: halt,
         });
         producer.start(config.node.consensus.timeoutCommit.toMilliseconds());
       }
-      const node = new StrataNode(paths, app, store, mempool, ports, producer, logger);
+      const node = new StrataNode(paths, app, store, mempool, ports, producer, logger, halted);
       node.#closers.push(...closers);
+      // A validator that cannot produce must not keep serving a chain that stopped: its state
+      // may hold a block its store does not, and only a restart reconciles them.
+      void halted.then((error) => {
+        logger.error('stopping the node: block production failed', { error: error.message });
+        return node.stop();
+      });
       logger.info('node started', {
         home: paths.home,
         chainId: genesis.chain_id,
