@@ -25,7 +25,7 @@ import { openHomeApp } from './app-options.js';
 import { NodeDebugBackend } from './debug-backend.js';
 import { NodeEthBackend } from './eth-backend.js';
 import { homePaths, type HomePaths } from './home.js';
-import { BlockProducer } from './producer.js';
+import { BlockProducer, type ResumedProposal } from './producer.js';
 import { ChainProvider } from '../provider/index.js';
 import { bytesHex, plainHex } from '../util/hex.js';
 import { traceLimitsOf } from '../trace/index.js';
@@ -76,7 +76,7 @@ async function replayStoredBlocks(app: App, store: BlockStore, logger: Logger): 
  * (the producer then builds, signs and stores exactly it again); a state ahead without that
  * proof is refused as before. Returns the proposal the producer resumes with, if any.
  */
-async function reconcileWithBlockStore(app: App, store: BlockStore, paths: HomePaths, logger: Logger): Promise<Proposal | undefined> {
+async function reconcileWithBlockStore(app: App, store: BlockStore, paths: HomePaths, logger: Logger): Promise<ResumedProposal | undefined> {
   const file = proposalPath(paths.data);
   let proposal: Proposal | undefined;
   try {
@@ -99,8 +99,11 @@ async function reconcileWithBlockStore(app: App, store: BlockStore, paths: HomeP
           'to bring the state back to the stored chain',
       );
     }
+    if (height === app.genesis.initial_height) {
+      logger.warn('the state held the first block, which the block store does not; producing it again from the proposal log', { height });
+      return { proposal, executed: true };
+    }
     const appHash = await app.rollback(stored);
-    if (app.height() === 0) await app.initChain();
     logger.warn('the state held a block the block store does not; rolled it back to produce it again from the proposal log', {
       height,
       appHash: plainHex(appHash),
@@ -109,7 +112,7 @@ async function reconcileWithBlockStore(app: App, store: BlockStore, paths: HomeP
   } else if (proposal) {
     logger.info('found a proposal that was not executed before the node stopped; it is produced first', { height: proposal.height, txs: proposal.txs.length });
   }
-  return proposal;
+  return proposal && { proposal, executed: false };
 }
 
 /** One running node. */

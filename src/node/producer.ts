@@ -12,6 +12,7 @@ import type { BlockStore, Receipt } from '../chain/block-store.js';
 import type { BlockSigner } from '../chain/keys.js';
 import type { Mempool } from '../chain/mempool.js';
 import { removeProposal, writeProposal, type Proposal } from '../chain/proposal.js';
+import { keccak256 } from '../evm/crypto.js';
 import type { ExecutedTx } from '../evm/executor.js';
 import type { Logger } from '../log/logger.js';
 
@@ -30,10 +31,20 @@ export interface ProducerDeps {
   maxTxsPerBlock?: number;
   /** The proposal log's file (chain/proposal.ts). */
   proposalPath: string;
-  /** A proposal persisted before a crash, for the next height: produced again as it is. */
-  resume?: Proposal;
+  /** A proposal persisted before a crash: its block is the first one produced. */
+  resume?: ResumedProposal;
   /** Called once when a failure halts production; the node then stops. */
   onHalt?: (error: Error) => void;
+}
+
+/** A proposal persisted before a crash, found at start. */
+export interface ResumedProposal {
+  proposal: Proposal;
+  /**
+   * The state already holds the block: only for the chain's first block, whose state cannot be
+   * rolled back below it. Every later block is rolled back and executed again instead.
+   */
+  executed: boolean;
 }
 
 /** The steps of block production a test can kill the process after (see CRASH_HOOK). */
@@ -89,7 +100,7 @@ export class BlockProducer {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> = Promise.resolve();
   #stopped = false;
-  #resume: Proposal | undefined;
+  #resume: ResumedProposal | undefined;
 
   constructor(private readonly deps: ProducerDeps) {
     this.#resume = deps.resume;
@@ -145,14 +156,25 @@ export class BlockProducer {
 
   async #produce(): Promise<void> {
     const { app, store, mempool, signer, proposer } = this.deps;
-    const height = app.nextHeight();
-    const previousAppHash = height === app.genesis.initial_height ? await app.initChain() : app.appHash();
+    const resumed = this.#resume;
+    this.#resume = undefined;
+    const alreadyExecuted = resumed?.executed === true;
+    const height = alreadyExecuted ? app.height() : app.nextHeight();
+    // Once the first block is committed, the genesis app hash its header carries is only in the log.
+    const previousAppHash = alreadyExecuted
+      ? resumed.proposal.appHash
+      : height === app.genesis.initial_height
+        ? await app.initChain()
+        : app.appHash();
     const last = store.latestHeight();
     const lastBlockHash = last !== undefined ? (store.hashAt(last) ?? ZERO_HASH) : ZERO_HASH;
-    const proposal = this.#resumed(height, lastBlockHash, previousAppHash) ?? this.#propose(height, lastBlockHash, previousAppHash);
+    const proposal =
+      resumed?.proposal.height === height
+        ? this.#checkResumed(resumed.proposal, lastBlockHash, previousAppHash)
+        : this.#propose(height, lastBlockHash, previousAppHash);
     const { timeMs, baseFee, gasLimit } = proposal;
     crashPoint('after-proposal', height);
-    const result = await app.executeBlock({ height, timeMs, proposer, baseFee, gasLimit }, proposal.txs);
+    const result = alreadyExecuted ? this.#executedFirstBlock(proposal) : await app.executeBlock({ height, timeMs, proposer, baseFee, gasLimit }, proposal.txs);
     crashPoint('after-commit', height);
     const executed = result.txs.filter((t): t is ExecutedTx => t.kind === 'executed');
     const header: BlockHeader = {
@@ -209,14 +231,12 @@ export class BlockProducer {
   }
 
   /**
-   * The proposal persisted before a restart, when it is for `height` (once). It must extend the
-   * same chain it was made on: a different parent or app hash means the stores moved under it,
-   * and producing anything at that height could sign a second block.
+   * The proposal persisted before a restart. It must extend the chain it was made on: a
+   * different parent or app hash means the stores moved under it, and producing anything at
+   * that height could sign a second block.
    */
-  #resumed(height: number, lastBlockHash: Uint8Array, appHash: Uint8Array): Proposal | undefined {
-    const proposal = this.#resume;
-    this.#resume = undefined;
-    if (!proposal || proposal.height !== height) return undefined;
+  #checkResumed(proposal: Proposal, lastBlockHash: Uint8Array, appHash: Uint8Array): Proposal {
+    const { height } = proposal;
     const same = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a).equals(Buffer.from(b));
     if (!same(proposal.lastBlockHash, lastBlockHash) || !same(proposal.appHash, appHash) || !same(proposal.proposer, this.deps.proposer)) {
       throw new ProposalMismatchError(
@@ -226,5 +246,28 @@ export class BlockProducer {
     }
     this.deps.logger.info('re-proposing the block persisted before a restart', { height, txs: proposal.txs.length, timeMs: proposal.timeMs });
     return proposal;
+  }
+
+  /**
+   * The outcome of the chain's first block, which the state already holds: that block commits
+   * the genesis state and no transactions, so its results are those of an empty block.
+   */
+  #executedFirstBlock(proposal: Proposal): BlockResult {
+    const { app } = this.deps;
+    if (proposal.height !== app.genesis.initial_height || proposal.txs.length > 0 || app.height() !== proposal.height) {
+      throw new ProposalMismatchError(
+        `the persisted proposal for block ${proposal.height} is not the chain's first, empty block the state holds, and the state ` +
+          'cannot be rolled back below the first block; restore the node from a state-sync snapshot',
+      );
+    }
+    return {
+      height: proposal.height,
+      version: proposal.height,
+      appHash: app.appHash(),
+      txs: [],
+      gasUsed: 0n,
+      logsBloom: new Uint8Array(256),
+      receiptsRoot: keccak256(new Uint8Array()),
+    };
   }
 }

@@ -28,7 +28,7 @@ import { loadSignState, type SignState } from '../../src/chain/keys.js';
 import { loadProposal, proposalPath, type Proposal } from '../../src/chain/proposal.js';
 import { PRODUCTION_STEPS } from '../../src/node/producer.js';
 import { Prng, seedFromEnv } from '../helpers/prng.js';
-import { initHome, startNode, type RunningNode, type TestHome } from './fixtures/node-process.js';
+import { initHome, startNode, stratad, type RunningNode, type TestHome } from './fixtures/node-process.js';
 
 const BLOCK_MS = 250;
 const CRASH_HEIGHT = 8;
@@ -200,6 +200,42 @@ for (const step of PRODUCTION_STEPS) {
     t.equal(await node.stop(), 0, 'a clean shutdown after the restart');
   });
 }
+
+for (const step of ['after-commit', 'after-sign'] as const) {
+  t.test(`kill -9 ${step} of the first block, whose state cannot be rolled back: the restart stores it as it was`, async (t) => {
+    const home = await initHome(t, BLOCK_MS);
+    const crashing = await startNode(t, home, { env: { STRATA_TEST_CRASH_AT: `${step}@1` } });
+    t.same(await crashing.ended, { code: null, signal: 'SIGKILL' });
+    const remains = await remainsOf(home, []);
+    t.equal(remains.storedHeight, 0, 'nothing stored');
+    const node = await startNode(t, home);
+    await waitForHeight(home.http, 3);
+    t.match(node.output(), /the state held the first block, which the block store does not/);
+    const block = await rpc<{ hash: string; timestamp: string }>(home.http, 'eth_getBlockByNumber', ['0x1', false]);
+    t.equal(Number(block.timestamp), Math.floor(remains.proposal!.timeMs / 1000), 'block 1 has the proposed time');
+    if (step === 'after-sign') t.equal(block.hash, `0x${remains.signState.signBytes!.toString('hex')}`, 'block 1 is the block signed before the kill');
+    await checkStillTakesTransactions(t, home.http);
+    checkNoDoubleSign(t, node);
+    t.equal(await node.stop(), 0);
+  });
+}
+
+t.test('a state ahead of the block store that no proposal proves is still refused, with the remedy', async (t) => {
+  const home = await initHome(t, BLOCK_MS);
+  const crashing = await startNode(t, home, { env: { STRATA_TEST_CRASH_AT: `after-commit@${CRASH_HEIGHT}` } });
+  await crashing.ended;
+  rmSync(proposalPath(join(home.home, 'data')));
+  const refused = await startNode(t, home).then(
+    () => undefined,
+    (error: Error) => error.message,
+  );
+  t.match(refused, new RegExp(`the state is at height ${CRASH_HEIGHT} but the block store at ${CRASH_HEIGHT - 1}; run \\\`stratad rollback --home `));
+  t.equal(stratad(['rollback', '--home', home.home]).status, 0, 'stratad rollback brings the state back');
+  const node = await startNode(t, home);
+  await waitForHeight(home.http, CRASH_HEIGHT + 2);
+  checkNoDoubleSign(t, node);
+  t.equal(await node.stop(), 0);
+});
 
 t.test('random kill -9 of a producing validator under load: every restart comes up producing', async (t) => {
   const prng = new Prng(seedFromEnv('STRATA_NODE_CRASH_SEED'));
