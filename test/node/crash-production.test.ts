@@ -36,12 +36,25 @@ const KILLS = Number(process.env.STRATA_NODE_CRASH_KILLS ?? 4);
 const RECIPIENT = '0x00000000000000000000000000000000c0ffee02' as const;
 const account = privateKeyToAccount(devAccounts(1)[0]!.privateKey as Hex);
 
+/**
+ * One JSON-RPC call. A connection refused or closed is retried twice: the client's pool may
+ * still hold a keep-alive socket to the killed process on the same port, or the server may
+ * close an idle one just as it is reused.
+ */
 async function rpc<T>(port: number, method: string, params: unknown[] = []): Promise<T> {
-  const r = await fetch(`http://127.0.0.1:${port}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
+  let r: Response | undefined;
+  for (let attempt = 0; !r; attempt++) {
+    try {
+      r = await fetch(`http://127.0.0.1:${port}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+    } catch (error) {
+      if (attempt === 2) throw error;
+      await sleep(50);
+    }
+  }
   const json = (await r.json()) as { result?: T; error?: { message: string } };
   if (json.error) throw new Error(`${method}: ${json.error.message}`);
   return json.result as T;
