@@ -10,6 +10,7 @@ import type { App, Genesis } from '../app/index.js';
 import { BlockStore } from '../chain/block-store.js';
 import { BlockSigner, loadNodeKey, loadValidatorKey } from '../chain/keys.js';
 import { Mempool, type CheckResult } from '../chain/mempool.js';
+import { ProposalFileError, loadProposal, proposalPath, removeProposal, type Proposal } from '../chain/proposal.js';
 import { loadConfig, type LoadedConfig } from '../config/index.js';
 import { VERSION } from './version.js';
 import { Logger } from '../log/logger.js';
@@ -26,7 +27,7 @@ import { openHomeApp } from './app-options.js';
 import { NodeDebugBackend } from './debug-backend.js';
 import { NodeEthBackend } from './eth-backend.js';
 import { homePaths, type HomePaths } from './home.js';
-import { BlockProducer } from './producer.js';
+import { BlockProducer, type ResumedProposal } from './producer.js';
 import { ChainProvider } from '../provider/index.js';
 import { bytesHex, plainHex } from '../util/hex.js';
 import { traceLimitsOf } from '../trace/index.js';
@@ -86,6 +87,51 @@ function portClaims(config: LoadedConfig, override: Partial<BoundPorts>): PortCl
   return claims;
 }
 
+/**
+ * Brings the state and the block store together after a crash inside block production, from
+ * the proposal log: a state one block ahead is rolled back when the log proves that block
+ * (the producer then builds, signs and stores exactly it again); a state ahead without that
+ * proof is refused as before. Returns the proposal the producer resumes with, if any.
+ */
+async function reconcileWithBlockStore(app: App, store: BlockStore, paths: HomePaths, logger: Logger): Promise<ResumedProposal | undefined> {
+  const file = proposalPath(paths.data);
+  let proposal: Proposal | undefined;
+  try {
+    proposal = loadProposal(file);
+  } catch (error) {
+    if (error instanceof ProposalFileError) throw new NodeStartError(error.message);
+    throw error;
+  }
+  const stored = store.latestHeight() ?? 0;
+  if (proposal && proposal.height <= stored) {
+    // Its block reached the block store; only the removal was lost.
+    removeProposal(file);
+    proposal = undefined;
+  }
+  const height = app.height();
+  if (height > stored) {
+    if (height !== stored + 1 || proposal?.height !== height) {
+      throw new NodeStartError(
+        `the state is at height ${height} but the block store at ${stored}; run \`stratad rollback --home ${paths.home}\` ` +
+          'to bring the state back to the stored chain',
+      );
+    }
+    if (height === app.genesis.initial_height) {
+      logger.warn('the state held the first block, which the block store does not; producing it again from the proposal log', { height });
+      return { proposal, executed: true };
+    }
+    const appHash = await app.rollback(stored);
+    logger.warn('the state held a block the block store does not; rolled it back to produce it again from the proposal log', {
+      height,
+      appHash: plainHex(appHash),
+      txs: proposal.txs.length,
+    });
+  } else if (proposal) {
+    logger.info('found a proposal that was not executed before the node stopped; it is produced first', { height: proposal.height, txs: proposal.txs.length });
+  }
+  return proposal && { proposal, executed: false };
+}
+
 /** One running node. */
 export class StrataNode {
   readonly #closers: Array<() => Promise<void>> = [];
@@ -99,6 +145,8 @@ export class StrataNode {
     readonly ports: BoundPorts,
     readonly producer: BlockProducer | undefined,
     readonly logger: Logger,
+    /** Resolves with the failure that halted block production; the node is then stopping. */
+    readonly halted: Promise<Error>,
   ) {}
 
   /** Starts the node of `home`; `portOverride` replaces the configured ports (tests). */
@@ -131,12 +179,7 @@ export class StrataNode {
       closers.unshift(() => store.close());
       app.useBlockHashes((height) => store.hashAt(height));
       const stored = store.latestHeight() ?? 0;
-      if (app.height() > stored) {
-        throw new NodeStartError(
-          `the state is at height ${app.height()} but the block store at ${stored}; run \`stratad rollback --home ${paths.home}\` ` +
-            'to bring the state back to the stored chain',
-        );
-      }
+      const resume = await reconcileWithBlockStore(app, store, paths, logger);
       await replayStoredBlocks(app, store, logger);
       const chain = new ChainProvider(app, store);
       const mp = config.node.mempool;
@@ -230,6 +273,8 @@ export class StrataNode {
           : 0,
       };
 
+      let halt: (error: Error) => void = () => undefined;
+      const halted = new Promise<Error>((resolve) => (halt = resolve));
       let producer: BlockProducer | undefined;
       if (isValidator && validatorAddress) {
         producer = new BlockProducer({
@@ -240,12 +285,21 @@ export class StrataNode {
           proposer: validatorAddress,
           logger,
           onBlock: (block) => eth.publishBlock(block.header.height),
+          proposalPath: proposalPath(paths.data),
+          resume,
+          onHalt: halt,
         });
         producer.start(config.node.consensus.timeoutCommit.toMilliseconds());
       }
       if (!genesisRecorded) recordGenesis(paths.genesis, paths.data);
-      const node = new StrataNode(paths, app, store, mempool, ports, producer, logger);
+      const node = new StrataNode(paths, app, store, mempool, ports, producer, logger, halted);
       node.#closers.push(...closers);
+      // A validator that cannot produce must not keep serving a chain that stopped: its state
+      // may hold a block its store does not, and only a restart reconciles them.
+      void halted.then((error) => {
+        logger.error('stopping the node: block production failed', { error: error.message });
+        return node.stop();
+      });
       logger.info('node started', {
         home: paths.home,
         chainId: genesis.chain_id,

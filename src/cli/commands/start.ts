@@ -1,6 +1,7 @@
 /**
  * `stratad start [--home <dir>]`: runs the node of a home until SIGINT or SIGTERM, then shuts
- * down cleanly (no new blocks, servers closed, SS write queue drained, stores closed).
+ * down cleanly (no new blocks, servers closed, SS write queue drained, stores closed). When
+ * block production fails (an I/O error), the node shuts down the same way and exits with 1.
  */
 import { Command, Option } from 'clipanion';
 import { StrataNode } from '../../node/node.js';
@@ -32,17 +33,25 @@ export class StartCommand extends Command {
       this.context.stderr.write(`${startFailure(error)}\n`);
       return 1;
     }
-    await new Promise<void>((resolve) => {
-      const stop = (signal: NodeJS.Signals): void => {
-        node.logger.info('shutting down', { signal });
+    const failure = await new Promise<Error | undefined>((resolve) => {
+      const finish = (outcome: Error | undefined): void => {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
-        resolve();
+        resolve(outcome);
+      };
+      const stop = (signal: NodeJS.Signals): void => {
+        node.logger.info('shutting down', { signal });
+        finish(undefined);
       };
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
+      void node.halted.then(finish);
     });
     await node.stop();
-    return 0;
+    if (!failure) return 0;
+    this.context.stderr.write(
+      `block production failed: ${failure.message}; fix the cause, then start the node again (it finishes the interrupted block itself)\n`,
+    );
+    return 1;
   }
 }
