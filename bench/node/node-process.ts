@@ -4,7 +4,7 @@
  * transfer burst, and a started node that is stopped with SIGTERM (SIGKILL if it lingers).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +23,13 @@ const STRATAD = join(ROOT, 'dist', 'src', 'cli', 'stratad.js');
  * ever taken by a listener.
  */
 const PORT_RANGE = { from: 20_000, to: 32_000 };
+/**
+ * Claims on ports across the processes of a test run: a port is checked free, then bound by a
+ * node seconds later, and two processes must not both pick it in between. A claim is a file
+ * created exclusively; claims older than CLAIM_TTL_MS are stale (their node is long gone).
+ */
+const CLAIM_DIR = join(tmpdir(), 'strata-port-claims');
+const CLAIM_TTL_MS = 10 * 60_000;
 
 /** Binds `port` on 127.0.0.1 and releases it; false when it is taken. */
 function canListen(port: number): Promise<boolean> {
@@ -33,11 +40,29 @@ function canListen(port: number): Promise<boolean> {
   });
 }
 
-/** A free TCP port on 127.0.0.1, chosen at random below the ephemeral range. */
+/** Claims `port` for this process unless another process claimed it recently. */
+function claim(port: number): boolean {
+  mkdirSync(CLAIM_DIR, { recursive: true });
+  const path = join(CLAIM_DIR, String(port));
+  try {
+    writeFileSync(path, String(process.pid), { flag: 'wx' });
+    return true;
+  } catch {
+    try {
+      if (Date.now() - statSync(path).mtimeMs < CLAIM_TTL_MS) return false;
+      writeFileSync(path, String(process.pid));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** A free TCP port on 127.0.0.1, chosen at random below the ephemeral range and claimed for this process. */
 export async function freePort(): Promise<number> {
-  for (let attempt = 0; attempt < 100; attempt++) {
+  for (let attempt = 0; attempt < 200; attempt++) {
     const port = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from));
-    if (await canListen(port)) return port;
+    if (claim(port) && (await canListen(port))) return port;
   }
   throw new Error(`no free port between ${PORT_RANGE.from} and ${PORT_RANGE.to} on 127.0.0.1`);
 }

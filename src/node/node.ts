@@ -22,6 +22,7 @@ import { Dispatcher, serveJsonRpc } from '../rpc/jsonrpc/index.js';
 import { createHttpTransport, type HttpTransport } from '../rpc/transport/index.js';
 import { NodeConsensusBackend } from './consensus-backend.js';
 import { checkGenesis, recordGenesis } from './genesis-record.js';
+import { homeHeldByAnotherProcess, homeHeldMessage } from './home-lock.js';
 import { firstBusyPort, type PortClaim } from './port-check.js';
 import { openHomeApp } from './app-options.js';
 import { NodeDebugBackend } from './debug-backend.js';
@@ -160,6 +161,7 @@ export class StrataNode {
     for (const warning of config.warnings) logger.warn(warning.message);
     // Whatever can refuse the start is checked before a store is opened: a refused start
     // changes nothing on disk.
+    if (homeHeldByAnotherProcess(paths.data)) throw new NodeStartError(homeHeldMessage(paths.data));
     const genesisRecorded = checkGenesis(paths.genesis, paths.data);
     const validatorKey = existsSync(paths.validatorKey) ? loadValidatorKey(paths.validatorKey) : undefined;
     const nodeKeyFile = existsSync(paths.nodeKey) ? loadNodeKey(paths.nodeKey) : undefined;
