@@ -40,7 +40,8 @@ export class RpcClient {
 
   /**
    * POSTs `body` as it is (which need not be valid JSON) and resolves with the HTTP status and
-   * the answer's text; rejects on a transport error, or after `timeoutMs` (0 = never).
+   * the answer's text; rejects on a transport error, or once the socket has been idle for
+   * `timeoutMs` (0 = never).
    */
   post(body: string | Buffer, timeoutMs = 0): Promise<{ status: number; text: string }> {
     return new Promise((resolve, reject) => {

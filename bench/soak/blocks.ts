@@ -57,7 +57,8 @@ export async function watchBlocks(port: number): Promise<BlockWatcher> {
   const call = <T>(method: string, params: unknown[]) =>
     Promise.race([
       client.call<T>(method, params),
-      sleep(CALL_TIMEOUT_MS).then(() => {
+      // Unref'd: a poll that did answer must not keep the process alive until its timer fires.
+      sleep(CALL_TIMEOUT_MS, undefined, { ref: false }).then(() => {
         throw new Error(`${method}: no answer within ${CALL_TIMEOUT_MS} ms`);
       }),
     ]);
