@@ -88,7 +88,7 @@ export async function deployToken(port: number, deploy: { raw: string; address: 
 }
 
 /** Calldata of `balanceOf(holder)`. */
-function balanceOfData(holder: string): string {
+export function balanceOfData(holder: string): string {
   return `0x${BALANCE_OF}${holder.slice(2).toLowerCase().padStart(64, '0')}`;
 }
 

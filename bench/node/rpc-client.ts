@@ -25,9 +25,26 @@ export class RpcClient {
   }
 
   /** Calls `method` and resolves with its result. */
-  call<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: ++this.#id, method, params });
-    return new Promise<T>((resolve, reject) => {
+  async call<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
+    const { status, text } = await this.post(JSON.stringify({ jsonrpc: '2.0', id: ++this.#id, method, params }));
+    if (status !== 200) throw new RpcCallError(method, `HTTP ${status}: ${text.slice(0, 300)}`);
+    let reply: { result?: T; error?: { message?: string } };
+    try {
+      reply = JSON.parse(text) as typeof reply;
+    } catch {
+      throw new RpcCallError(method, `unparsable reply: ${text.slice(0, 300)}`);
+    }
+    if (reply.error) throw new RpcCallError(method, reply.error.message ?? JSON.stringify(reply.error));
+    return reply.result as T;
+  }
+
+  /**
+   * POSTs `body` as it is (which need not be valid JSON) and resolves with the HTTP status and
+   * the answer's text; rejects on a transport error, or once the socket has been idle for
+   * `timeoutMs` (0 = never).
+   */
+  post(body: string | Buffer, timeoutMs = 0): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
       const req = request(
         {
           host: '127.0.0.1',
@@ -40,21 +57,12 @@ export class RpcClient {
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            if (res.statusCode !== 200) return reject(new RpcCallError(method, `HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
-            try {
-              const reply = JSON.parse(text) as { result?: T; error?: { message?: string } };
-              if (reply.error) reject(new RpcCallError(method, reply.error.message ?? JSON.stringify(reply.error)));
-              else resolve(reply.result as T);
-            } catch {
-              reject(new RpcCallError(method, `unparsable reply: ${text.slice(0, 300)}`));
-            }
-          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
           res.on('error', reject);
         },
       );
       req.on('error', reject);
+      if (timeoutMs > 0) req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
       req.end(body);
     });
   }
