@@ -19,12 +19,27 @@ export class BlockNotFoundError extends ProviderError {
   }
 }
 
+function messageOf(requested: number, reason: UnavailableReason, bound: number): string {
+  switch (reason) {
+    case 'pruned':
+      return (
+        `state at block ${requested} is not available: the earliest retained block is ${bound} ` +
+        `(older state was pruned, see ss-keep-recent); query block ${bound} or later, or use an archive node`
+      );
+    case 'future':
+      return `state at block ${requested} is not available yet: the latest committed block is ${bound}`;
+    default:
+      return `state at block ${requested} is still being written to the state store (applied up to block ${bound}); retry in a moment`;
+  }
+}
+
 /** Why a height's state cannot be read. */
-export type UnavailableReason = 'pruned' | 'future';
+export type UnavailableReason = 'pruned' | 'future' | 'applying';
 
 /**
  * The state at a height cannot be read: it was pruned (`bound` is the earliest retained
- * height) or it is not committed yet (`bound` is the latest committed height).
+ * height), it is not committed yet (`bound` is the latest committed height), or the state
+ * store is still applying it (`bound` is the newest height it has applied).
  */
 export class HeightUnavailableError extends ProviderError {
   readonly requested: number;
@@ -33,12 +48,7 @@ export class HeightUnavailableError extends ProviderError {
   readonly bound: number;
 
   constructor(requested: number, reason: UnavailableReason, bound: number) {
-    super(
-      reason === 'pruned'
-        ? `state at block ${requested} is not available: the earliest retained block is ${bound} ` +
-            `(older state was pruned, see ss-keep-recent); query block ${bound} or later, or use an archive node`
-        : `state at block ${requested} is not available yet: the latest committed block is ${bound}`,
-    );
+    super(messageOf(requested, reason, bound));
     this.requested = requested;
     this.reason = reason;
     this.bound = bound;

@@ -54,6 +54,10 @@ export class StateProvider {
       height = this.app.genesis.initial_height;
     }
     if (height === latest) return this.#latest(latest, options.pinned === true);
+    // The SS applies a block after the SC commits it, off the JavaScript thread; until it has,
+    // a read there would find the versions before it — a wrong answer, so an error instead.
+    const stored = this.app.storedHeight();
+    if (height > stored) throw new HeightUnavailableError(height, 'applying', stored);
     return { height, view: this.app.storedView(height) };
   }
 
