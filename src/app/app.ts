@@ -393,11 +393,6 @@ export class App {
     return this.#gasCap;
   }
 
-  /** Where BLOCKHASH finds ancestor hashes, for VMs built outside the app. */
-  blockHashes(): BlockHashLookup {
-    return this.#blockHash;
-  }
-
   /** The execution context of a block this chain produced. */
   ownExecutionContext(header: BlockHeaderInput, blockHash: Uint8Array): ExecutionContext {
     return ownExecutionContext(this.common, header, blockHash, this.#blockHash);

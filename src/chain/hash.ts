@@ -33,11 +33,6 @@ export function readUint64Be(bytes: Uint8Array, offset = 0): number {
   return Number(value);
 }
 
-/** Lower-case hex without a prefix. */
-export function toHex(bytes: Uint8Array): string {
-  return asBuffer(bytes).toString('hex');
-}
-
 /** Bytes of a hex string, with or without `0x`; throws on odd length or non-hex characters. */
 export function fromHex(hex: string): Buffer {
   const digits = hex.startsWith('0x') || hex.startsWith('0X') ? hex.slice(2) : hex;

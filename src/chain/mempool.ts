@@ -4,7 +4,7 @@
  * gap is filled. The app supplies the admission check (signature, nonce, balance) and the
  * committed account nonce, so this module stays free of execution concerns.
  */
-import { toHex } from './hash.js';
+import { plainHex } from '../util/hex.js';
 import { txHash } from './block.js';
 import { LRUCache } from 'lru-cache';
 
@@ -156,7 +156,7 @@ export class Mempool {
    */
   async add(raw: Uint8Array): Promise<MempoolTx> {
     const hash = txHash(raw);
-    const key = toHex(hash);
+    const key = plainHex(hash);
     if (this.byHash.has(key)) throw new AlreadyKnownError();
     const remembered = this.invalid.get(key);
     if (remembered !== undefined) throw new CheckTxRejectedError(remembered);
@@ -189,7 +189,7 @@ export class Mempool {
     }
     queue.accountNonce = accountNonce;
     const tx: MempoolTx = { ...checked, sender, hash, raw, addedAtMs: this.now(), addedAtHeight: this.height };
-    if (replaced) this.byHash.delete(toHex(replaced.hash));
+    if (replaced) this.byHash.delete(plainHex(replaced.hash));
     queue.byNonce.set(tx.nonce, tx);
     this.byHash.set(key, tx);
     return tx;
@@ -197,12 +197,12 @@ export class Mempool {
 
   /** True when the tx with this hash is pending. */
   has(hash: Uint8Array): boolean {
-    return this.byHash.has(toHex(hash));
+    return this.byHash.has(plainHex(hash));
   }
 
   /** The pending tx with this hash, or undefined. */
   get(hash: Uint8Array): MempoolTx | undefined {
-    return this.byHash.get(toHex(hash));
+    return this.byHash.get(plainHex(hash));
   }
 
   /** The nonce after the sender's last executable pending tx (eth_getTransactionCount "pending"). */
@@ -259,11 +259,11 @@ export class Mempool {
    */
   update(height: number, committedTxs: readonly Uint8Array[]): void {
     this.height = height;
-    for (const raw of committedTxs) this.remove(toHex(txHash(raw)));
+    for (const raw of committedTxs) this.remove(plainHex(txHash(raw)));
     for (const [sender, queue] of this.senders) {
       queue.accountNonce = this.options.accountNonce(sender);
       for (const [nonce, tx] of queue.byNonce) {
-        if (nonce < queue.accountNonce) this.remove(toHex(tx.hash));
+        if (nonce < queue.accountNonce) this.remove(plainHex(tx.hash));
       }
     }
     this.evictExpired();
@@ -319,7 +319,7 @@ export class Mempool {
       if (last !== undefined && (cheapest === undefined || last.fee < cheapest.fee)) cheapest = last;
     }
     if (cheapest === undefined || cheapest.fee >= fee) throw new MempoolFullError(this.byHash.size);
-    this.remove(toHex(cheapest.hash));
+    this.remove(plainHex(cheapest.hash));
   }
 
   private rememberInvalid(key: string, reason: string): void {

@@ -27,8 +27,11 @@ export interface ChainHeights {
   readonly earliestState: number;
 }
 
+/** The heights a block tag can name. */
+export type TagHeights = Pick<ChainHeights, 'latest' | 'earliest' | 'safe' | 'finalized'>;
+
 /** The block `id` names at `heights`; a hash is looked up with `heightOfHash`. Throws BlockNotFoundError. */
-export function resolveHeight(id: BlockId, heights: ChainHeights, heightOfHash: (hash: Uint8Array) => number | undefined): number {
+export function resolveHeight(id: BlockId, heights: TagHeights, heightOfHash: (hash: Uint8Array) => number | undefined): number {
   if (id.kind === 'hash') {
     const height = heightOfHash(id.hash);
     if (height === undefined) throw new BlockNotFoundError('hash');
@@ -40,7 +43,7 @@ export function resolveHeight(id: BlockId, heights: ChainHeights, heightOfHash: 
 }
 
 /** The height a number or tag names, which may lie past the head (a range end, a future block). */
-export function tagHeight(id: BlockNumberOrTag, heights: ChainHeights): number {
+export function tagHeight(id: BlockNumberOrTag, heights: TagHeights): number {
   if (id.kind === 'number') return id.number;
   switch (id.tag) {
     case 'earliest':

@@ -6,7 +6,7 @@
 import type { App } from '../app/index.js';
 import type { BlockStore } from '../chain/block-store.js';
 import type { ChainBlock } from '../chain/imported-block.js';
-import { resolveHeight, type BlockId, type ChainHeights } from './block-id.js';
+import { resolveHeight, type BlockId, type ChainHeights, type TagHeights } from './block-id.js';
 import { BlockReader } from './block-reader.js';
 import { BlockNotFoundError } from './errors.js';
 import { StateProvider, type StateAt } from './state-provider.js';
@@ -23,13 +23,18 @@ export class ChainProvider {
 
   /** The heights block tags resolve to. */
   heights(): ChainHeights {
-    const latest = this.blocks.latestHeight();
-    return { latest, earliest: 0, safe: latest, finalized: latest, earliestState: this.state.earliestHeight() };
+    return { ...this.#tagHeights(), earliestState: this.state.earliestHeight() };
   }
 
   /** The height `id` names. Throws BlockNotFoundError. */
   heightOf(id: BlockId): number {
-    return resolveHeight(id, this.heights(), (hash) => this.blocks.heightOfHash(hash));
+    // Every state read resolves a name; the tags need no store query beyond the head.
+    return resolveHeight(id, this.#tagHeights(), (hash) => this.blocks.heightOfHash(hash));
+  }
+
+  #tagHeights(): TagHeights {
+    const latest = this.blocks.latestHeight();
+    return { latest, earliest: 0, safe: latest, finalized: latest };
   }
 
   /** The block `id` names. Throws BlockNotFoundError. */

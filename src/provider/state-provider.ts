@@ -47,6 +47,8 @@ export class StateProvider {
     const latest = this.app.height();
     if (height === 'latest') return this.#latest(latest, options.pinned === true);
     if (height > latest) throw new HeightUnavailableError(height, 'future', latest);
+    // The latest height is always retained; it is the common read, so it skips the SS query.
+    if (height === latest && height !== 0) return this.#latest(latest, options.pinned === true);
     const earliest = this.earliestHeight();
     if (height < earliest) throw new HeightUnavailableError(height, 'pruned', earliest);
     if (height === 0) {

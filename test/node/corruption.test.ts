@@ -15,15 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, renderAppToml } from '../../src/config/index.js';
 import { initHome, ROOT, startNode } from './fixtures/node-process.js';
-
-async function rpc(port: number, method: string, params: unknown[] = []): Promise<unknown> {
-  const r = await fetch(`http://127.0.0.1:${port}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  return ((await r.json()) as { result: unknown }).result;
-}
+import { rpcResult } from './fixtures/rpc-client.js';
 
 /** Flips the last payload byte of the changelog entry of `version`; returns the segment path. */
 function damageEntry(home: string, version: number): string {
@@ -45,7 +37,7 @@ function damageEntry(home: string, version: number): string {
 t.test('a damaged memiavl changelog entry is reported and the command the message names recovers the node', async (t) => {
   const home = await initHome(t, 150);
   const node = await startNode(t, home);
-  while (Number(await rpc(home.http, 'eth_blockNumber')) < 10) await new Promise((r) => setTimeout(r, 100));
+  while (Number(await rpcResult(home.http, 'eth_blockNumber')) < 10) await new Promise((r) => setTimeout(r, 100));
   t.equal(await node.stop(), 0);
 
   const damaged = 5;
@@ -75,11 +67,11 @@ t.test('a damaged memiavl changelog entry is reported and the command the messag
 
   const again = await startNode(t, home);
   // The header of block `damaged` carries the app hash after block damaged - 1, from before the damage.
-  const header = (await rpc(home.http, 'eth_getBlockByNumber', [`0x${damaged.toString(16)}`, false])) as { stateRoot: string };
+  const header = (await rpcResult(home.http, 'eth_getBlockByNumber', [`0x${damaged.toString(16)}`, false])) as { stateRoot: string };
   t.match(r.stdout, new RegExp(`Rolled back app state to height ${damaged - 1} and hash ${header.stateRoot.slice(2).toUpperCase()}`));
   t.match(again.output(), /replayed stored block/, 'the stored blocks above it were re-executed');
-  const top = Number(await rpc(home.http, 'eth_blockNumber'));
-  while (Number(await rpc(home.http, 'eth_blockNumber')) < top + 2) await new Promise((r) => setTimeout(r, 100));
+  const top = Number(await rpcResult(home.http, 'eth_blockNumber'));
+  while (Number(await rpcResult(home.http, 'eth_blockNumber')) < top + 2) await new Promise((r) => setTimeout(r, 100));
   t.pass('and the node produces blocks past them');
   t.equal(await again.stop(), 0);
 });
@@ -96,7 +88,7 @@ function snapshotVersions(home: string): number[] {
 /** The stateRoot (app hash after the block before it) of block `height`, once it exists. */
 async function stateRootOf(port: number, height: number): Promise<string> {
   for (;;) {
-    const block = (await rpc(port, 'eth_getBlockByNumber', [`0x${height.toString(16)}`, false])) as { stateRoot: string } | null;
+    const block = (await rpcResult(port, 'eth_getBlockByNumber', [`0x${height.toString(16)}`, false])) as { stateRoot: string } | null;
     if (block) return block.stateRoot;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -121,7 +113,7 @@ t.test('a damaged memiavl snapshot is reported and the command the message names
   t.teardown(() => rmSync(reference.home, { recursive: true, force: true }));
   cpSync(home.home, reference.home, { recursive: true, verbatimSymlinks: true });
   const referenceNode = await startNode(t, reference);
-  const stopped = Number(await rpc(reference.http, 'eth_blockNumber'));
+  const stopped = Number(await rpcResult(reference.http, 'eth_blockNumber'));
   const expected = await stateRootOf(reference.http, stopped + 1);
   t.equal(await referenceNode.stop(), 0);
 
@@ -162,7 +154,7 @@ t.test('a damaged memiavl snapshot is reported and the command the message names
 
   const again = await startNode(t, home);
   t.equal(await stateRootOf(home.http, stopped + 1), expected, 'the app hash matches the never-damaged reference');
-  while (Number(await rpc(home.http, 'eth_blockNumber')) < stopped + 3) await new Promise((r) => setTimeout(r, 100));
+  while (Number(await rpcResult(home.http, 'eth_blockNumber')) < stopped + 3) await new Promise((r) => setTimeout(r, 100));
   t.pass('and the node produces new blocks');
   t.equal(await again.stop(), 0);
 });

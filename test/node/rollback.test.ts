@@ -6,20 +6,12 @@
  */
 import t from 'tap';
 import { initHome, startNode, stratad } from './fixtures/node-process.js';
-
-async function rpc(port: number, method: string, params: unknown[] = []): Promise<unknown> {
-  const r = await fetch(`http://127.0.0.1:${port}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  return ((await r.json()) as { result: unknown }).result;
-}
+import { rpcResult } from './fixtures/rpc-client.js';
 
 t.test('rollback moves a stopped node back one block and it carries on', async (t) => {
   const home = await initHome(t, 200);
   const node = await startNode(t, home);
-  while (Number(await rpc(home.http, 'eth_blockNumber')) < 4) await new Promise((r) => setTimeout(r, 100));
+  while (Number(await rpcResult(home.http, 'eth_blockNumber')) < 4) await new Promise((r) => setTimeout(r, 100));
 
   const busy = stratad(['rollback', '--home', home.home]);
   t.equal(busy.status, 1, 'refused while the node holds the home');
@@ -29,15 +21,15 @@ t.test('rollback moves a stopped node back one block and it carries on', async (
   const latest = Number(
     ((await (async () => {
       const restarted = await startNode(t, home);
-      const height = await rpc(home.http, 'eth_blockNumber');
+      const height = await rpcResult(home.http, 'eth_blockNumber');
       await restarted.stop();
       return height;
     })()) as string),
   );
   // The header of the latest block carries the app hash after the block before it.
   const check = await startNode(t, home);
-  const top = Number(await rpc(home.http, 'eth_blockNumber'));
-  const header = (await rpc(home.http, 'eth_getBlockByNumber', [`0x${top.toString(16)}`, false])) as { stateRoot: string };
+  const top = Number(await rpcResult(home.http, 'eth_blockNumber'));
+  const header = (await rpcResult(home.http, 'eth_getBlockByNumber', [`0x${top.toString(16)}`, false])) as { stateRoot: string };
   await check.stop();
   t.ok(top >= latest);
 
@@ -54,7 +46,7 @@ t.test('rollback moves a stopped node back one block and it carries on', async (
 
   const again = await startNode(t, home);
   t.match(again.output(), /replayed stored block/, 'the stored block was re-executed');
-  while (Number(await rpc(home.http, 'eth_blockNumber')) < top + 2) await new Promise((r) => setTimeout(r, 100));
+  while (Number(await rpcResult(home.http, 'eth_blockNumber')) < top + 2) await new Promise((r) => setTimeout(r, 100));
   t.pass('and produces blocks past it');
   t.equal(await again.stop(), 0);
 });
