@@ -13,6 +13,7 @@ import {
   type CommitStoreOptions,
   type NamedChangeset,
   type StateStoreConfig,
+  type StateStoreShare,
 } from '../store/index.js';
 import type { BlockContext } from '../evm/block-context.js';
 import { CallError, estimateGas as estimateMessageGas, ethCall, type CallRequest, type CallResult, type StateOverrides } from '../evm/call.js';
@@ -42,6 +43,15 @@ export interface AppOptions {
   callCacheEntries?: number;
   /** Admit legacy transactions without EIP-155 replay protection (`allow-unprotected-txs`). Default false. */
   allowUnprotectedTxs?: boolean;
+}
+
+/**
+ * Runs eth_call / eth_estimateGas on the SS at a height, off the JavaScript thread that
+ * produces blocks (the node's execution workers). Throws CallError subclasses as ethCall does.
+ */
+export interface CallExecutor {
+  call(height: number, block: BlockContext, request: CallRequest, overrides: StateOverrides): Promise<CallResult>;
+  estimateGas(height: number, block: BlockContext, request: CallRequest, overrides: StateOverrides): Promise<bigint>;
 }
 
 /** The header fields of the block a call runs in (eth_call at height h runs in block h). */
@@ -108,8 +118,10 @@ export class App {
   #blockHashes: BlockHashLookup = NO_BLOCK_HASHES;
   readonly #blockHash: BlockHashLookup = (height) => this.#blockHashes(height);
   readonly #latestState: StateView = { get: (store, key) => this.#sc.get(store, key) };
-  /** VMs reused across eth_call / eth_estimateGas requests. */
+  /** VMs reused across eth_call / eth_estimateGas requests run on this thread. */
   readonly #callVms: VmPool;
+  /** Where calls run once the node attaches its execution workers. */
+  #callExecutor: CallExecutor | undefined;
   readonly #callCache: CallResultCache;
   /** Genesis changesets staged by initChain, merged into the first block's SS version. */
   #pendingGenesis: NamedChangeset[] | undefined;
@@ -282,6 +294,32 @@ export class App {
     this.#blockHashes = lookup;
   }
 
+  /** Runs later eth_call / eth_estimateGas on `executor` (undefined: on this thread again). */
+  useCallExecutor(executor: CallExecutor | undefined): void {
+    this.#callExecutor = executor;
+  }
+
+  /**
+   * Tokens with which another thread of this process reads the SS (the execution workers). The
+   * SS holds every committed height once applied, so the workers never touch the SC.
+   */
+  stateStoreShare(): StateStoreShare {
+    this.#live();
+    return this.#ss.share();
+  }
+
+  /**
+   * The executor for a call on the state at `height`: the attached one once the SS has
+   * applied that height (it applies a block just after the SC commits it), or undefined for
+   * this thread — only before the first block, whose genesis state the SS does not hold yet.
+   */
+  async #executorAt(height: number): Promise<CallExecutor | undefined> {
+    const executor = this.#callExecutor;
+    if (executor === undefined || height === 0) return undefined;
+    if (this.storedHeight() < height) await this.#ss.drain();
+    return this.storedHeight() >= height ? executor : undefined;
+  }
+
   /** The latest committed state, read from the SC (the staged genesis state before block 1). */
   latestView(): StateView {
     this.#live();
@@ -334,7 +372,10 @@ export class App {
       throw cached.error;
     }
     try {
-      const result = await ethCall({ common: this.common, vms: this.#callVms, view, block, gasCap: this.#gasCap }, request, overrides);
+      const executor = await this.#executorAt(state.height);
+      const result = executor
+        ? await executor.call(state.height, block, request, overrides)
+        : await ethCall({ common: this.common, vms: this.#callVms, view, block, gasCap: this.#gasCap }, request, overrides);
       if (key !== undefined) this.#callCache.set(key, { ok: true, result });
       return result;
     } catch (error) {
@@ -346,7 +387,10 @@ export class App {
   /** eth_estimateGas on `state` with state overrides. */
   async estimateGas(request: CallRequest, state: StateAt, overrides: StateOverrides = []): Promise<bigint> {
     this.#live();
-    return estimateMessageGas({ common: this.common, vms: this.#callVms, view: state.view, block: this.#callBlock(state.height), gasCap: this.#gasCap }, request, overrides);
+    const block = this.#callBlock(state.height);
+    const executor = await this.#executorAt(state.height);
+    if (executor) return executor.estimateGas(state.height, block, request, overrides);
+    return estimateMessageGas({ common: this.common, vms: this.#callVms, view: state.view, block, gasCap: this.#gasCap }, request, overrides);
   }
 
   /**

@@ -257,6 +257,19 @@ export class BlockStore {
     return new BlockStore(await PlainKv.open(join(dataDir, 'blockstore'), options));
   }
 
+  /**
+   * Borrows the block store another thread of this process shared under `token`, for reads of
+   * blocks by height or hash (its latest and earliest heights are those at attach time).
+   */
+  static attach(token: number): BlockStore {
+    return new BlockStore(PlainKv.attach(token));
+  }
+
+  /** A token with which another thread of this process reads this block store (attach()). */
+  share(): number {
+    return this.kv.share();
+  }
+
   /** Height of the newest block, undefined when the store is empty. */
   latestHeight(): number | undefined {
     return this.latest;

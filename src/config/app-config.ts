@@ -89,6 +89,12 @@ export interface EvmRpcConfig {
   readonly gasCap: number;
   /** `allow-unprotected-txs`: accept legacy transactions without EIP-155 replay protection over RPC. */
   readonly allowUnprotectedTxs: boolean;
+  /** `execution-workers`: threads running eth_call / eth_estimateGas; 0 = cores − 1, at least 1. */
+  readonly executionWorkers: number;
+  /** `rpc-evm-timeout`: time one eth_call / eth_estimateGas may take, queueing included (geth's `--rpc.evmtimeout`). */
+  readonly rpcEvmTimeout: Duration;
+  /** `max-trace-timeout`: the longest per-transaction `timeout` a trace request may ask for. */
+  readonly maxTraceTimeout: Duration;
 }
 
 /** Everything `config/app.toml` configures. */
@@ -264,6 +270,24 @@ export const EVM_SECTION: SectionSchema<EvmRpcConfig> = {
       doc: 'Accept legacy transactions signed without a chain id (pre-EIP-155), which can be replayed on any chain; off as in geth.',
       kind: booleanKind(),
       default: false,
+    },
+    executionWorkers: {
+      key: 'execution-workers',
+      doc: 'Threads that run eth_call and eth_estimateGas beside block production, each with its own VMs; 0 = one fewer than the CPU cores, at least 1.',
+      kind: integerKind({ min: 0, max: 256 }),
+      default: 0,
+    },
+    rpcEvmTimeout: {
+      key: 'rpc-evm-timeout',
+      doc: 'Time one eth_call or eth_estimateGas may take, waiting for a worker included; past it the call fails with "execution aborted (timeout = …)" (geth\'s --rpc.evmtimeout).',
+      kind: durationKind({ positive: true }),
+      default: Duration.parse('5s'),
+    },
+    maxTraceTimeout: {
+      key: 'max-trace-timeout',
+      doc: 'Longest per-transaction "timeout" a debug_trace* request may ask for; a longer one is refused (invalid params).',
+      kind: durationKind({ positive: true }),
+      default: Duration.parse('30s'),
     },
   },
 };

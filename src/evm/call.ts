@@ -80,6 +80,13 @@ export class CallFailedError extends CallError {
   }
 }
 
+/** The call outran the node's `rpc-evm-timeout`: geth's `execution aborted (timeout = 5s)`. */
+export class CallTimeoutError extends CallFailedError {
+  constructor(readonly timeout: string) {
+    super(`execution aborted (timeout = ${timeout})`);
+  }
+}
+
 const CALL_STIPEND = 2300n;
 const TX_GAS = 21_000n;
 const ESTIMATE_ERROR_RATIO = 0.015;

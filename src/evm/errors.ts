@@ -140,3 +140,14 @@ export class TxExecutionFailedError extends TxRejectedError {
     this.name = 'TxExecutionFailedError';
   }
 }
+
+/**
+ * eth_call / eth_estimateGas refused because every execution worker is busy and the queue
+ * behind them is full: a limit, as geth reports one, that clients back off from and retry.
+ */
+export class ExecutionBusyError extends Error {
+  constructor(readonly queued: number) {
+    super(`call rejected: every execution worker is busy and ${queued} calls are queued; retry later or raise execution-workers`);
+    this.name = 'ExecutionBusyError';
+  }
+}

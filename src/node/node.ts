@@ -6,6 +6,7 @@
  * queue is drained).
  */
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import type { App, Genesis } from '../app/index.js';
 import { BlockStore } from '../chain/block-store.js';
 import { BlockSigner, loadNodeKey, loadValidatorKey } from '../chain/keys.js';
@@ -29,6 +30,7 @@ import { NodeDebugBackend } from './debug-backend.js';
 import { NodeEthBackend } from './eth-backend.js';
 import { homePaths, type HomePaths } from './home.js';
 import { BlockProducer, type ResumedProposal } from './producer.js';
+import { ExecutionWorkers } from './execution-workers/index.js';
 import { ChainProvider } from '../provider/index.js';
 import { bytesHex, plainHex } from '../util/hex.js';
 import { traceLimitsOf } from '../trace/index.js';
@@ -71,6 +73,25 @@ async function replayStoredBlocks(app: App, store: BlockStore, logger: Logger): 
     }
     logger.info('replayed stored block', { height, appHash: plainHex(result.appHash) });
   }
+}
+
+/** Calls that may wait for an execution worker, per worker. */
+const QUEUED_CALLS_PER_WORKER = 256;
+
+/** The execution workers app.toml asks for (`execution-workers`, `rpc-evm-timeout`), reading the home's stores. */
+function startExecutionWorkers(app: App, store: BlockStore, config: LoadedConfig, logger: Logger): ExecutionWorkers {
+  const evm = config.app.evm;
+  const workers = evm.executionWorkers > 0 ? evm.executionWorkers : Math.max(1, availableParallelism() - 1);
+  return new ExecutionWorkers(
+    { state: app.stateStoreShare(), blocks: store.share(), evmChainId: app.genesis.evm_chain_id, gasCap: app.gasCap },
+    {
+      workers,
+      timeoutMs: evm.rpcEvmTimeout.toMilliseconds(),
+      timeoutText: evm.rpcEvmTimeout.toString(),
+      maxQueued: workers * QUEUED_CALLS_PER_WORKER,
+      logger,
+    },
+  );
 }
 
 /** The listeners `config` asks for (ports `override` replaces; 0 is chosen at bind time). */
@@ -180,6 +201,12 @@ export class StrataNode {
       const store = await BlockStore.open(paths.data);
       closers.unshift(() => store.close());
       app.useBlockHashes((height) => store.hashAt(height));
+      const workers = startExecutionWorkers(app, store, config, logger);
+      app.useCallExecutor(workers);
+      closers.unshift(async () => {
+        app.useCallExecutor(undefined);
+        await workers.close();
+      });
       const stored = store.latestHeight() ?? 0;
       const resume = await reconcileWithBlockStore(app, store, paths, logger);
       await replayStoredBlocks(app, store, logger);

@@ -2,6 +2,7 @@
  * The JSON-RPC errors of typed errors from the layers below, where the dispatcher's default
  * (an ordinary error is -32000 with its message) is not what clients expect.
  */
+import { ExecutionBusyError } from '../evm/errors.js';
 import { TraceBusyError } from '../trace/service-errors.js';
 import { RpcError } from './jsonrpc/index.js';
 
@@ -9,6 +10,6 @@ import { RpcError } from './jsonrpc/index.js';
 export function rpcErrorOf(thrown: unknown): RpcError | undefined {
   if (thrown instanceof RpcError) return thrown;
   // A full trace slot is a limit, as geth reports it: clients back off and retry.
-  if (thrown instanceof TraceBusyError) return RpcError.limitExceeded(thrown.message);
+  if (thrown instanceof TraceBusyError || thrown instanceof ExecutionBusyError) return RpcError.limitExceeded(thrown.message);
   return undefined;
 }

@@ -12,6 +12,7 @@ import { encodeChangelogEntry } from './changelog-entry.js';
 import { EvmStateStore } from './evm-state-store.js';
 import { MvccStore } from './mvcc-store.js';
 import { PruningManager } from './pruning-manager.js';
+import { BorrowedStateStore } from './state-store.js';
 import {
   checkEarliestVersions,
   checkEvmDirectory,
@@ -150,6 +151,52 @@ function completePruneFloor(cosmosDir: string, cosmos: MvccStore, evm: EvmStateS
   rmSync(join(cosmosDir, PRUNE_TARGET_FILE), { force: true });
 }
 
+/** One side of the SS as another thread attaches to it. */
+export interface SharedStoreToken {
+  readonly token: number;
+  readonly backend: Backend;
+}
+
+/** What another thread of this process needs to read the SS: a token per side. */
+export interface StateStoreShare {
+  readonly cosmos: SharedStoreToken;
+  readonly evm?: SharedStoreToken;
+}
+
+/**
+ * Point reads of the SS from another thread of this process (an execution worker), routed
+ * like CompositeStateStore's: `evm` keys from the EVM SS on a split node.
+ */
+export class SharedStateReader {
+  private constructor(
+    private readonly cosmos: BorrowedStateStore,
+    private readonly evm: BorrowedStateStore | undefined,
+  ) {}
+
+  /** Attaches to the SS `share` names. */
+  static attach(share: StateStoreShare): SharedStateReader {
+    const cosmos = BorrowedStateStore.attach(share.cosmos.token, share.cosmos.backend);
+    const evm = share.evm ? BorrowedStateStore.attach(share.evm.token, share.evm.backend) : undefined;
+    return new SharedStateReader(cosmos, evm);
+  }
+
+  /** Newest value of `key` in `store` at or below `version`. */
+  get(store: string, version: Version, key: Uint8Array): Buffer | undefined {
+    return (this.evm && store === EVM_STORE ? this.evm : this.cosmos).get(store, version, key);
+  }
+
+  /** The newest version both sides have applied. */
+  latestVersion(): Version {
+    return this.evm ? minVersion(this.cosmos.latestVersion(), this.evm.latestVersion()) : this.cosmos.latestVersion();
+  }
+
+  /** Lets go of both sides (the owner keeps them open). */
+  async close(): Promise<void> {
+    await this.evm?.close();
+    await this.cosmos.close();
+  }
+}
+
 /** The node's State Store. */
 export class CompositeStateStore {
   /** The Cosmos SS (every store, without the split). */
@@ -247,6 +294,14 @@ export class CompositeStateStore {
     const entry = encodeChangelogEntry(version, changesets);
     await this.cosmos.applyEncoded(entry);
     if (this.evm) await this.evm.applyBlock(entry);
+  }
+
+  /** Tokens with which another thread of this process reads this SS ({@link SharedStateReader}). */
+  share(): StateStoreShare {
+    return {
+      cosmos: { token: this.cosmos.share(), backend: this.cosmos.backend },
+      ...(this.evm ? { evm: { token: this.evm.share(), backend: this.evm.backend } } : {}),
+    };
   }
 
   /** Resolves once every submitted block is applied on both sides. */

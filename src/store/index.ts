@@ -19,11 +19,14 @@ export { encodeChangelogEntry } from './changelog-entry.js';
 export * from './errors.js';
 export {
   CompositeStateStore,
+  SharedStateReader,
   DEFAULT_STATE_STORE_CONFIG,
   EVM_STORE,
   cosmosStoreDir,
   evmStoreDir,
   type StateStoreConfig,
+  type StateStoreShare,
+  type SharedStoreToken,
 } from './composite-state-store.js';
 export { SplitSafetyCheckError, type SideVersions } from './split-checks.js';
 export { PruningManager, type PruningOptions, type Prunable } from './pruning-manager.js';

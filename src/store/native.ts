@@ -72,6 +72,8 @@ export interface NativeStore {
     reverse: boolean,
   ): NativeIterator;
   rawIterator(): NativeIterator;
+  /** A token another thread of this process passes to attach() to read this store. */
+  share(): number;
   close(): Promise<void>;
 }
 
@@ -119,12 +121,22 @@ export interface NativePlainKv {
   getMany(keys: Uint8Array[]): Array<Buffer | undefined>;
   write(keys: Uint8Array[], values: Array<Uint8Array | null>, sync: boolean): Promise<void>;
   range(start: Uint8Array | null, end: Uint8Array | null, reverse: boolean, limit: number): Buffer[];
+  /** A token another thread of this process passes to attach() to read this store. */
+  share(): number;
   close(): Promise<void>;
 }
 
 interface NativeModule {
-  NativePlainKv: { open(dir: string, options: PlainKvOptions): Promise<NativePlainKv> };
-  NativeStateStore: { open(kind: 'mvcc' | 'evm', dir: string, options: NativeStoreOptions): Promise<NativeStore> };
+  NativePlainKv: {
+    open(dir: string, options: PlainKvOptions): Promise<NativePlainKv>;
+    /** Borrows the store share() filed under `token`; closing the borrower leaves it open. */
+    attach(token: number): NativePlainKv;
+  };
+  NativeStateStore: {
+    open(kind: 'mvcc' | 'evm', dir: string, options: NativeStoreOptions): Promise<NativeStore>;
+    /** Borrows the store share() filed under `token`; closing the borrower leaves it open. */
+    attach(token: number): NativeStore;
+  };
   NativeCommitStore: {
     open(memiavlDir: string, flatkvDir: string, options: NativeCommitOptions): Promise<NativeCommitStore>;
     dumpIavl(dir: string, outDir: string, height: number, modules: string[] | null): Promise<NativeDumpedTree[]>;

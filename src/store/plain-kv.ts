@@ -70,6 +70,19 @@ export class PlainKv {
     return new PlainKv(handle, dir);
   }
 
+  /**
+   * Borrows the store another thread of this process shared under `token` (see share());
+   * only reads are meant for it, and closing it leaves the store open.
+   */
+  static attach(token: number): PlainKv {
+    return new PlainKv(typed(() => native.NativePlainKv.attach(token)), `shared store ${token}`);
+  }
+
+  /** A token with which another thread of this process reads this store (attach()); withdrawn on close. */
+  share(): number {
+    return typed(() => this.handle.share());
+  }
+
   /** The value of `key`, or undefined when absent. */
   get(key: Uint8Array): Buffer | undefined {
     return typed(() => this.handle.get(key));

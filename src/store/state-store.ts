@@ -174,6 +174,14 @@ export class StateStore {
     nativeOfStore = (store) => store.#native;
   }
 
+  /**
+   * A token with which another thread of this process reads this store
+   * ({@link BorrowedStateStore.attach}); withdrawn when this store closes.
+   */
+  share(): number {
+    return this.call(() => this.#native.share());
+  }
+
   /** Replays the changelog(s) and starts the writer, for stores opened with deferRecovery. */
   async recover(): Promise<void> {
     try {
@@ -333,5 +341,23 @@ export class StateStore {
     } catch (error) {
       throw toStoreError(error);
     }
+  }
+}
+
+/**
+ * A state store another thread of this process owns, read through the token its share()
+ * returned. Only reads are meant for it; closing it lets go without closing the store, and
+ * once the owner closes, its reads throw StoreClosedError.
+ */
+export class BorrowedStateStore extends StateStore {
+  /** Borrows the store filed under `token`, whose layout is `backend`. */
+  static attach(token: number, backend: Backend): BorrowedStateStore {
+    let borrowed: NativeStore;
+    try {
+      borrowed = native.NativeStateStore.attach(token);
+    } catch (error) {
+      throw toStoreError(error);
+    }
+    return new BorrowedStateStore(`shared state store ${token}`, backend, borrowed);
   }
 }

@@ -58,6 +58,9 @@ const CUSTOM_APP: AppConfig = {
     maxStructLogBytes: 4096,
     gasCap: 0,
     allowUnprotectedTxs: true,
+    executionWorkers: 3,
+    rpcEvmTimeout: Duration.parse('2s'),
+    maxTraceTimeout: Duration.parse('1m'),
   },
 };
 

@@ -1,0 +1,205 @@
+/**
+ * The node's execution workers: eth_call and eth_estimateGas run on worker threads, so block
+ * production and every other request keep the main thread. Tasks queue (boundedly) for an
+ * idle worker; each has `rpc-evm-timeout` from the moment it is submitted, and a worker still
+ * running a task at its deadline is terminated and replaced — the only way to stop a loop
+ * that never yields.
+ */
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+
+import type { CallExecutor } from '../../app/index.js';
+import type { BlockContext } from '../../evm/block-context.js';
+import { CallTimeoutError, type CallRequest, type CallResult, type StateOverrides } from '../../evm/call.js';
+import { ExecutionBusyError } from '../../evm/errors.js';
+import type { Logger } from '../../log/logger.js';
+import { errorOf, type CallTask, type TaskReply, type WorkerSetup } from './protocol.js';
+
+/** How many workers, how long a task may take, how many may wait. */
+export interface ExecutionWorkersOptions {
+  /** Worker threads (at least 1). */
+  readonly workers: number;
+  /** `rpc-evm-timeout` in milliseconds, queueing included. */
+  readonly timeoutMs: number;
+  /** `rpc-evm-timeout` as operators wrote it, for the error text ("5s"). */
+  readonly timeoutText: string;
+  /** Tasks that may wait for a worker; more are refused with ExecutionBusyError. */
+  readonly maxQueued: number;
+  /** Old-generation heap of each worker in MiB: a call that allocates more kills only its worker. */
+  readonly heapMiB?: number;
+  readonly logger: Logger;
+}
+
+/** A submitted task and how to settle it. */
+interface Pending {
+  readonly task: CallTask;
+  readonly resolve: (value: CallResult | bigint) => void;
+  readonly reject: (error: Error) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+/** One worker thread and the task it runs. */
+interface Slot {
+  worker: Worker;
+  running: Pending | undefined;
+}
+
+const DEFAULT_HEAP_MIB = 512;
+/** A worker that dies this soon after it started is restarted only after a pause. */
+const RESTART_PAUSE_MS = 1000;
+
+/** The worker's source beside this file: `.js` when built, `.ts` when run from source under tsx. */
+const WORKER_URL = new URL(`./worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+
+/**
+ * A worker of the source tree (tests, `--import tsx`) needs tsx registered inside it: Node 20
+ * does not carry the main thread's module hooks into a worker, so it starts from a bootstrap.
+ */
+function workerEntry(): { entry: string | URL; eval: boolean } {
+  if (!WORKER_URL.pathname.endsWith('.ts')) return { entry: WORKER_URL, eval: false };
+  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); });`;
+  return { entry: bootstrap, eval: true };
+}
+
+/** Worker threads that run calls; the App's CallExecutor on a running node. */
+export class ExecutionWorkers implements CallExecutor {
+  readonly #setup: WorkerSetup;
+  readonly #options: ExecutionWorkersOptions;
+  readonly #slots: Slot[] = [];
+  readonly #queue: Pending[] = [];
+  #nextId = 1;
+  #closed = false;
+
+  constructor(setup: WorkerSetup, options: ExecutionWorkersOptions) {
+    this.#setup = setup;
+    this.#options = options;
+    for (let i = 0; i < Math.max(1, options.workers); i++) {
+      const slot: Slot = { worker: this.#spawn(), running: undefined };
+      this.#watch(slot);
+      this.#slots.push(slot);
+    }
+  }
+
+  /** Tasks running on a worker now. */
+  get running(): number {
+    return this.#slots.filter((slot) => slot.running !== undefined).length;
+  }
+
+  /** Tasks waiting for a worker. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  call(height: number, block: BlockContext, request: CallRequest, overrides: StateOverrides): Promise<CallResult> {
+    return this.#submit('call', height, block, request, overrides) as Promise<CallResult>;
+  }
+
+  estimateGas(height: number, block: BlockContext, request: CallRequest, overrides: StateOverrides): Promise<bigint> {
+    return this.#submit('estimateGas', height, block, request, overrides) as Promise<bigint>;
+  }
+
+  /** Fails every waiting and running task and terminates the workers. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const closing = new Error('the node is shutting down');
+    for (const pending of this.#queue.splice(0)) this.#settle(pending, closing);
+    for (const slot of this.#slots) {
+      if (slot.running) this.#settle(slot.running, closing);
+      slot.running = undefined;
+    }
+    await Promise.all(this.#slots.map((slot) => slot.worker.terminate()));
+  }
+
+  #submit(kind: CallTask['kind'], height: number, block: BlockContext, request: CallRequest, overrides: StateOverrides): Promise<CallResult | bigint> {
+    if (this.#closed) return Promise.reject(new Error('the node is shutting down'));
+    const idle = this.#slots.find((slot) => slot.running === undefined);
+    if (idle === undefined && this.#queue.length >= this.#options.maxQueued) {
+      return Promise.reject(new ExecutionBusyError(this.#queue.length));
+    }
+    return new Promise((resolve, reject) => {
+      const task: CallTask = { id: this.#nextId++, kind, height, block, request, overrides };
+      const timer = setTimeout(() => this.#expire(pending), this.#options.timeoutMs);
+      const pending: Pending = { task, resolve, reject, timer };
+      if (idle) this.#start(idle, pending);
+      else this.#queue.push(pending);
+    });
+  }
+
+  #start(slot: Slot, pending: Pending): void {
+    slot.running = pending;
+    slot.worker.postMessage(pending.task);
+  }
+
+  /** Hands the next waiting task to an idle worker. */
+  #next(slot: Slot): void {
+    const pending = this.#queue.shift();
+    if (pending) this.#start(slot, pending);
+  }
+
+  #settle(pending: Pending, outcome: Error | { value: CallResult | bigint }): void {
+    clearTimeout(pending.timer);
+    if (outcome instanceof Error) pending.reject(outcome);
+    else pending.resolve(outcome.value);
+  }
+
+  /** A task's deadline passed: drop it from the queue, or stop the worker running it. */
+  #expire(pending: Pending): void {
+    const timeout = new CallTimeoutError(this.#options.timeoutText);
+    const queuedAt = this.#queue.indexOf(pending);
+    if (queuedAt >= 0) {
+      this.#queue.splice(queuedAt, 1);
+      pending.reject(timeout);
+      return;
+    }
+    const slot = this.#slots.find((s) => s.running === pending);
+    if (slot === undefined) return;
+    pending.reject(timeout);
+    this.#replace(slot);
+  }
+
+  /** Terminates the slot's worker (its task is settled already) and starts a fresh one. */
+  #replace(slot: Slot, pauseMs = 0): void {
+    const old = slot.worker;
+    old.removeAllListeners();
+    old.on('error', () => undefined);
+    void old.terminate();
+    slot.running = undefined;
+    const restart = (): void => {
+      if (this.#closed) return;
+      slot.worker = this.#spawn();
+      this.#watch(slot);
+      this.#next(slot);
+    };
+    if (pauseMs > 0) setTimeout(restart, pauseMs).unref();
+    else restart();
+  }
+
+  #spawn(): Worker {
+    const heap = this.#options.heapMiB ?? DEFAULT_HEAP_MIB;
+    const { entry, eval: isCode } = workerEntry();
+    return new Worker(entry, { eval: isCode, workerData: this.#setup, resourceLimits: { maxOldGenerationSizeMb: heap } });
+  }
+
+  #watch(slot: Slot): void {
+    const worker = slot.worker;
+    const startedAt = Date.now();
+    worker.on('message', (reply: TaskReply) => {
+      const pending = slot.running;
+      if (pending === undefined || pending.task.id !== reply.id) return;
+      slot.running = undefined;
+      this.#settle(pending, reply.ok ? { value: reply.result } : errorOf(reply.failure));
+      this.#next(slot);
+    });
+    // A worker that throws or runs out of heap fails its task and is replaced; the node runs on.
+    const died = (reason: string): void => {
+      if (this.#closed || slot.worker !== worker) return;
+      this.#options.logger.error('execution worker stopped; starting another', { reason });
+      if (slot.running) this.#settle(slot.running, new Error(`the execution worker running this call stopped: ${reason}`));
+      this.#replace(slot, Date.now() - startedAt < RESTART_PAUSE_MS ? RESTART_PAUSE_MS : 0);
+    };
+    worker.on('error', (error) => died(error.message));
+    worker.on('exit', (code) => died(`exit code ${code}`));
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * What crosses the thread boundary between the node and its execution workers: the setup a
+ * worker attaches with, one task at a time, and its reply. Messages are structured clones,
+ * so bigints and byte arrays travel as they are; errors travel as plain failures and become
+ * the same typed errors on the node's side.
+ */
+import type { BlockContext } from '../../evm/block-context.js';
+import {
+  CallFailedError,
+  CallRevertedError,
+  type CallRequest,
+  type CallResult,
+  type StateOverrides,
+} from '../../evm/call.js';
+import type { StateStoreShare } from '../../store/index.js';
+
+/** What a worker attaches to (its workerData). */
+export interface WorkerSetup {
+  /** The node's SS, which holds the state of every committed height. */
+  readonly state: StateStoreShare;
+  /** share() token of the block store, for BLOCKHASH. */
+  readonly blocks: number;
+  readonly evmChainId: number;
+  /** `gas-cap` (0 = none). */
+  readonly gasCap: bigint;
+}
+
+/** One eth_call or eth_estimateGas on the state at `height`, in block `block`. */
+export interface CallTask {
+  readonly id: number;
+  readonly kind: 'call' | 'estimateGas';
+  readonly height: number;
+  readonly block: BlockContext;
+  readonly request: CallRequest;
+  readonly overrides: StateOverrides;
+}
+
+/** Why a task failed, as a clone can carry it. */
+export type TaskFailure =
+  | { readonly kind: 'reverted'; readonly data: Uint8Array; readonly reason: string | undefined }
+  | { readonly kind: 'failed'; readonly message: string }
+  | { readonly kind: 'error'; readonly message: string };
+
+/** A worker's answer to task `id`. */
+export type TaskReply =
+  | { readonly id: number; readonly ok: true; readonly result: CallResult | bigint }
+  | { readonly id: number; readonly ok: false; readonly failure: TaskFailure };
+
+/** The failure `error` is, for the reply. */
+export function failureOf(error: unknown): TaskFailure {
+  if (error instanceof CallRevertedError) return { kind: 'reverted', data: error.data, reason: error.reason };
+  if (error instanceof CallFailedError) return { kind: 'failed', message: error.message };
+  return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
+}
+
+/** The typed error `failure` stands for, on the node's side. */
+export function errorOf(failure: TaskFailure): Error {
+  switch (failure.kind) {
+    case 'reverted':
+      return new CallRevertedError(failure.data, failure.reason);
+    case 'failed':
+      return new CallFailedError(failure.message);
+    case 'error':
+      return new Error(failure.message);
+  }
+}
