@@ -27,6 +27,7 @@ import { CallResultCache } from './call-cache.js';
 import type { StateView } from '../evm/state-manager.js';
 import { VmPool } from '../evm/vm-pool.js';
 import { checkTx, decodeTx, type DecodedTx } from '../evm/validate.js';
+import type { AppReader } from './app-reader.js';
 import { mergeChangesets } from './changesets.js';
 import { AppClosedError, BlockOrderError } from './errors.js';
 import { ownExecutionContext, type ExecutionContext } from './execution-context.js';
@@ -99,7 +100,7 @@ const DEFAULT_GAS_CAP = 50_000_000;
 const DEFAULT_CALL_CACHE_ENTRIES = 16_384;
 
 /** The state machine over one node home's stores. */
-export class App {
+export class App implements AppReader {
   readonly genesis: Genesis;
   /** Chain rules (Prague, the EVM chain id, native crypto). */
   readonly common: Common;
@@ -316,8 +317,17 @@ export class App {
   async #executorAt(height: number): Promise<CallExecutor | undefined> {
     const executor = this.#callExecutor;
     if (executor === undefined || height === 0) return undefined;
-    if (this.storedHeight() < height) await this.#ss.drain();
+    await this.awaitStored();
     return this.storedHeight() >= height ? executor : undefined;
+  }
+
+  /**
+   * Resolves once the SS has applied every committed height, which it does just after the SC
+   * commits each: from then on, a reader of the SS alone (an execution worker) sees them all.
+   */
+  async awaitStored(): Promise<void> {
+    this.#live();
+    if (this.storedHeight() < this.height()) await this.#ss.drain();
   }
 
   /** The latest committed state, read from the SC (the staged genesis state before block 1). */

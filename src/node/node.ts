@@ -26,15 +26,13 @@ import { checkGenesis, recordGenesis } from './genesis-record.js';
 import { homeHeldByAnotherProcess, homeHeldMessage } from './home-lock.js';
 import { firstBusyPort, type PortClaim } from './port-check.js';
 import { openHomeApp } from './app-options.js';
-import { NodeDebugBackend } from './debug-backend.js';
 import { NodeEthBackend } from './eth-backend.js';
 import { homePaths, type HomePaths } from './home.js';
 import { BlockProducer, type ResumedProposal } from './producer.js';
-import { ExecutionWorkers } from './execution-workers/index.js';
+import { WorkerCallExecutor, WorkerDebugBackend, WorkerPool } from './execution-workers/index.js';
 import { ChainProvider } from '../provider/index.js';
 import { bytesHex, plainHex } from '../util/hex.js';
 import { traceLimitsOf } from '../trace/index.js';
-import { TraceService } from '../trace/service/index.js';
 
 /** Ports the node listens on (0 in tests picks free ones). */
 export interface BoundPorts {
@@ -78,20 +76,19 @@ async function replayStoredBlocks(app: App, store: BlockStore, logger: Logger): 
 /** Calls that may wait for an execution worker, per worker. */
 const QUEUED_CALLS_PER_WORKER = 256;
 
-/** The execution workers app.toml asks for (`execution-workers`, `rpc-evm-timeout`), reading the home's stores. */
-function startExecutionWorkers(app: App, store: BlockStore, config: LoadedConfig, logger: Logger): ExecutionWorkers {
+/**
+ * The execution workers app.toml asks for (`execution-workers` each for calls and for traces),
+ * reading the home's SS and block store: one pool runs eth_call / eth_estimateGas, the other
+ * debug_trace*, so a long trace never makes a call wait.
+ */
+function startExecutionWorkers(app: App, store: BlockStore, config: LoadedConfig, logger: Logger): { calls: WorkerPool; traces: WorkerPool } {
   const evm = config.app.evm;
   const workers = evm.executionWorkers > 0 ? evm.executionWorkers : Math.max(1, availableParallelism() - 1);
-  return new ExecutionWorkers(
-    { state: app.stateStoreShare(), blocks: store.share(), evmChainId: app.genesis.evm_chain_id, gasCap: app.gasCap },
-    {
-      workers,
-      timeoutMs: evm.rpcEvmTimeout.toMilliseconds(),
-      timeoutText: evm.rpcEvmTimeout.toString(),
-      maxQueued: workers * QUEUED_CALLS_PER_WORKER,
-      logger,
-    },
-  );
+  const setup = { state: app.stateStoreShare(), blocks: store.share(), genesis: app.genesis, gasCap: app.gasCap, traceLimits: traceLimitsOf(evm) };
+  return {
+    calls: new WorkerPool(setup, { name: 'call', workers, maxQueued: workers * QUEUED_CALLS_PER_WORKER, logger }),
+    traces: new WorkerPool(setup, { name: 'trace', workers, maxQueued: evm.maxConcurrentTraces, logger }),
+  };
 }
 
 /** The listeners `config` asks for (ports `override` replaces; 0 is chosen at bind time). */
@@ -202,10 +199,11 @@ export class StrataNode {
       closers.unshift(() => store.close());
       app.useBlockHashes((height) => store.hashAt(height));
       const workers = startExecutionWorkers(app, store, config, logger);
-      app.useCallExecutor(workers);
+      const evmTimeout = config.app.evm.rpcEvmTimeout;
+      app.useCallExecutor(new WorkerCallExecutor(workers.calls, evmTimeout.toMilliseconds(), evmTimeout.toString()));
       closers.unshift(async () => {
         app.useCallExecutor(undefined);
-        await workers.close();
+        await Promise.all([workers.calls.close(), workers.traces.close()]);
       });
       const stored = store.latestHeight() ?? 0;
       const resume = await reconcileWithBlockStore(app, store, paths, logger);
@@ -246,8 +244,8 @@ export class StrataNode {
 
       const eth = new NodeEthBackend(app, chain, mempool);
       const rpc = createEthMethods(eth, { maxLogBlockRange: config.app.evm.maxLogBlockRange, version: VERSION, logger });
-      const traces = new TraceService(app, chain, traceLimitsOf(config.app.evm));
-      const methods = { ...rpc.methods, ...createDebugMethods(new NodeDebugBackend(traces, chain, store)) };
+      const debug = new WorkerDebugBackend(workers.traces, app, chain, store, traceLimitsOf(config.app.evm));
+      const methods = { ...rpc.methods, ...createDebugMethods(debug) };
       const dispatcher = new Dispatcher(methods, {
         maxBatchSize: config.app.evm.maxBatchSize,
         maxInFlight: config.app.evm.maxConcurrentRequests,

@@ -3,7 +3,7 @@
  * once, state at a height, and the chain's blocks. The eth_ and debug_ backends, the chain
  * importer and block sync read through it.
  */
-import type { App } from '../app/index.js';
+import type { AppReader } from '../app/index.js';
 import type { BlockStore } from '../chain/block-store.js';
 import type { ChainBlock } from '../chain/imported-block.js';
 import { resolveHeight, type BlockId, type ChainHeights, type TagHeights } from './block-id.js';
@@ -16,7 +16,7 @@ export class ChainProvider {
   readonly state: StateProvider;
   readonly blocks: BlockReader;
 
-  constructor(app: App, store: BlockStore) {
+  constructor(app: AppReader, store: BlockStore) {
     this.state = new StateProvider(app);
     this.blocks = new BlockReader(store, app.genesis, () => app.appHash());
   }

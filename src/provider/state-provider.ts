@@ -3,7 +3,7 @@
  * store (SS) below it — the EVM SS for `evm` keys on a split node, which the composite store
  * routes — and height 0 as the genesis state. A pruned or future height is one typed error.
  */
-import type { App, StateAt } from '../app/index.js';
+import type { AppReader, StateAt } from '../app/index.js';
 import { BANK_STORE, EVM_STORE, balanceKey, codeHashKey, codeKey, decodeUint, nonceKey, storageKey } from '../evm/keys.js';
 import { HeightUnavailableError } from './errors.js';
 
@@ -24,7 +24,7 @@ const EMPTY_CODE_HASH = Buffer.from('c5d2460186f7233c927e7db2dcc703c0e500b653ca8
 
 /** State views at heights over one App's stores. */
 export class StateProvider {
-  constructor(private readonly app: App) {}
+  constructor(private readonly app: AppReader) {}
 
   /** The last committed height (0 before the first block). */
   latestHeight(): number {

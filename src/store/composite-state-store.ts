@@ -190,6 +190,11 @@ export class SharedStateReader {
     return this.evm ? minVersion(this.cosmos.latestVersion(), this.evm.latestVersion()) : this.cosmos.latestVersion();
   }
 
+  /** The highest floor of the two sides. */
+  earliestVersion(): Version {
+    return this.evm ? maxVersion(this.cosmos.earliestVersion(), this.evm.earliestVersion()) : this.cosmos.earliestVersion();
+  }
+
   /** Lets go of both sides (the owner keeps them open). */
   async close(): Promise<void> {
     await this.evm?.close();

@@ -62,6 +62,13 @@ export class InvalidTimeoutError extends TraceError {
   }
 }
 
+/** A request's `timeout` is longer than the node allows (`max-trace-timeout`). */
+export class TraceTimeoutTooLongError extends TraceError {
+  constructor(readonly timeout: string, readonly max: string) {
+    super(`trace timeout ${timeout} is longer than this node allows (max-trace-timeout = ${max}); ask for ${max} or less`);
+  }
+}
+
 /** Imported blocks are stored but the genesis of their chain, which gives their rules, is not. */
 export class ImportedGenesisMissingError extends TraceError {
   constructor() {

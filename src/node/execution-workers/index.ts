@@ -1,3 +1,5 @@
-/** The node's execution workers: eth_call and eth_estimateGas off the block-producing thread. */
-export { ExecutionWorkers, type ExecutionWorkersOptions } from './pool.js';
+/** The node's execution workers: eth_call, eth_estimateGas and debug_trace* off the block-producing thread. */
+export { WorkerPool, type WorkerPoolOptions, type Deadline } from './pool.js';
+export { WorkerCallExecutor } from './call-executor.js';
+export { WorkerDebugBackend } from './debug-backend.js';
 export type { WorkerSetup } from './protocol.js';

@@ -1,40 +1,40 @@
 /**
- * The node's execution workers: eth_call and eth_estimateGas run on worker threads, so block
- * production and every other request keep the main thread. Tasks queue (boundedly) for an
- * idle worker; each has `rpc-evm-timeout` from the moment it is submitted, and a worker still
- * running a task at its deadline is terminated and replaced — the only way to stop a loop
- * that never yields.
+ * A pool of execution workers: tasks queue (boundedly) for an idle worker thread, each with a
+ * deadline from the moment it is submitted. A worker still running a task at its deadline is
+ * terminated and replaced — the only way to stop a loop that never yields — and so is one
+ * that throws or runs out of its heap; the node runs on.
  */
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
-import type { CallExecutor } from '../../app/index.js';
-import type { BlockContext } from '../../evm/block-context.js';
-import { CallTimeoutError, type CallRequest, type CallResult, type StateOverrides } from '../../evm/call.js';
-import { ExecutionBusyError } from '../../evm/errors.js';
 import type { Logger } from '../../log/logger.js';
-import { errorOf, type CallTask, type TaskReply, type WorkerSetup } from './protocol.js';
+import { errorOf, type Task, type TaskBody, type TaskReply, type WorkerSetup } from './protocol.js';
 
-/** How many workers, how long a task may take, how many may wait. */
-export interface ExecutionWorkersOptions {
+/** How many workers and how many tasks may wait. */
+export interface WorkerPoolOptions {
+  /** What the pool's workers run, for logs ("call", "trace"). */
+  readonly name: string;
   /** Worker threads (at least 1). */
   readonly workers: number;
-  /** `rpc-evm-timeout` in milliseconds, queueing included. */
-  readonly timeoutMs: number;
-  /** `rpc-evm-timeout` as operators wrote it, for the error text ("5s"). */
-  readonly timeoutText: string;
-  /** Tasks that may wait for a worker; more are refused with ExecutionBusyError. */
+  /** Tasks that may wait for a worker; more are refused with the caller's busy error. */
   readonly maxQueued: number;
-  /** Old-generation heap of each worker in MiB: a call that allocates more kills only its worker. */
+  /** Old-generation heap of each worker in MiB: a task that allocates more kills only its worker. */
   readonly heapMiB?: number;
   readonly logger: Logger;
 }
 
+/** A task's deadline: milliseconds from submission, and the error it fails with past it. */
+export interface Deadline {
+  readonly ms: number;
+  readonly error: () => Error;
+}
+
 /** A submitted task and how to settle it. */
 interface Pending {
-  readonly task: CallTask;
-  readonly resolve: (value: CallResult | bigint) => void;
+  readonly task: Task;
+  readonly deadline: Deadline;
+  readonly resolve: (value: unknown) => void;
   readonly reject: (error: Error) => void;
   readonly timer: NodeJS.Timeout;
 }
@@ -62,16 +62,24 @@ function workerEntry(): { entry: string | URL; eval: boolean } {
   return { entry: bootstrap, eval: true };
 }
 
-/** Worker threads that run calls; the App's CallExecutor on a running node. */
-export class ExecutionWorkers implements CallExecutor {
+/** Thrown when the queue is full; the caller's own busy error replaces it. */
+export class PoolFullError extends Error {
+  constructor(readonly queued: number) {
+    super(`${queued} tasks are waiting for an execution worker`);
+    this.name = 'PoolFullError';
+  }
+}
+
+/** Worker threads running tasks one at a time each. */
+export class WorkerPool {
   readonly #setup: WorkerSetup;
-  readonly #options: ExecutionWorkersOptions;
+  readonly #options: WorkerPoolOptions;
   readonly #slots: Slot[] = [];
   readonly #queue: Pending[] = [];
   #nextId = 1;
   #closed = false;
 
-  constructor(setup: WorkerSetup, options: ExecutionWorkersOptions) {
+  constructor(setup: WorkerSetup, options: WorkerPoolOptions) {
     this.#setup = setup;
     this.#options = options;
     for (let i = 0; i < Math.max(1, options.workers); i++) {
@@ -91,12 +99,18 @@ export class ExecutionWorkers implements CallExecutor {
     return this.#queue.length;
   }
 
-  call(height: number, block: BlockContext, request: CallRequest, overrides: StateOverrides): Promise<CallResult> {
-    return this.#submit('call', height, block, request, overrides) as Promise<CallResult>;
-  }
-
-  estimateGas(height: number, block: BlockContext, request: CallRequest, overrides: StateOverrides): Promise<bigint> {
-    return this.#submit('estimateGas', height, block, request, overrides) as Promise<bigint>;
+  /** Runs `body` on a worker within `deadline`; throws PoolFullError when the queue is full. */
+  run(body: TaskBody, deadline: Deadline): Promise<unknown> {
+    if (this.#closed) return Promise.reject(new Error('the node is shutting down'));
+    const idle = this.#slots.find((slot) => slot.running === undefined);
+    if (idle === undefined && this.#queue.length >= this.#options.maxQueued) return Promise.reject(new PoolFullError(this.#queue.length));
+    return new Promise((resolve, reject) => {
+      const task = { ...body, id: this.#nextId++ } as Task;
+      const timer = setTimeout(() => this.#expire(pending), deadline.ms);
+      const pending: Pending = { task, deadline, resolve, reject, timer };
+      if (idle) this.#start(idle, pending);
+      else this.#queue.push(pending);
+    });
   }
 
   /** Fails every waiting and running task and terminates the workers. */
@@ -112,21 +126,6 @@ export class ExecutionWorkers implements CallExecutor {
     await Promise.all(this.#slots.map((slot) => slot.worker.terminate()));
   }
 
-  #submit(kind: CallTask['kind'], height: number, block: BlockContext, request: CallRequest, overrides: StateOverrides): Promise<CallResult | bigint> {
-    if (this.#closed) return Promise.reject(new Error('the node is shutting down'));
-    const idle = this.#slots.find((slot) => slot.running === undefined);
-    if (idle === undefined && this.#queue.length >= this.#options.maxQueued) {
-      return Promise.reject(new ExecutionBusyError(this.#queue.length));
-    }
-    return new Promise((resolve, reject) => {
-      const task: CallTask = { id: this.#nextId++, kind, height, block, request, overrides };
-      const timer = setTimeout(() => this.#expire(pending), this.#options.timeoutMs);
-      const pending: Pending = { task, resolve, reject, timer };
-      if (idle) this.#start(idle, pending);
-      else this.#queue.push(pending);
-    });
-  }
-
   #start(slot: Slot, pending: Pending): void {
     slot.running = pending;
     slot.worker.postMessage(pending.task);
@@ -138,7 +137,7 @@ export class ExecutionWorkers implements CallExecutor {
     if (pending) this.#start(slot, pending);
   }
 
-  #settle(pending: Pending, outcome: Error | { value: CallResult | bigint }): void {
+  #settle(pending: Pending, outcome: Error | { value: unknown }): void {
     clearTimeout(pending.timer);
     if (outcome instanceof Error) pending.reject(outcome);
     else pending.resolve(outcome.value);
@@ -146,16 +145,15 @@ export class ExecutionWorkers implements CallExecutor {
 
   /** A task's deadline passed: drop it from the queue, or stop the worker running it. */
   #expire(pending: Pending): void {
-    const timeout = new CallTimeoutError(this.#options.timeoutText);
     const queuedAt = this.#queue.indexOf(pending);
     if (queuedAt >= 0) {
       this.#queue.splice(queuedAt, 1);
-      pending.reject(timeout);
+      pending.reject(pending.deadline.error());
       return;
     }
     const slot = this.#slots.find((s) => s.running === pending);
     if (slot === undefined) return;
-    pending.reject(timeout);
+    pending.reject(pending.deadline.error());
     this.#replace(slot);
   }
 
@@ -192,11 +190,10 @@ export class ExecutionWorkers implements CallExecutor {
       this.#settle(pending, reply.ok ? { value: reply.result } : errorOf(reply.failure));
       this.#next(slot);
     });
-    // A worker that throws or runs out of heap fails its task and is replaced; the node runs on.
     const died = (reason: string): void => {
       if (this.#closed || slot.worker !== worker) return;
-      this.#options.logger.error('execution worker stopped; starting another', { reason });
-      if (slot.running) this.#settle(slot.running, new Error(`the execution worker running this call stopped: ${reason}`));
+      this.#options.logger.error('execution worker stopped; starting another', { pool: this.#options.name, reason });
+      if (slot.running) this.#settle(slot.running, new Error(`the execution worker running this request stopped: ${reason}`));
       this.#replace(slot, Date.now() - startedAt < RESTART_PAUSE_MS ? RESTART_PAUSE_MS : 0);
     };
     worker.on('error', (error) => died(error.message));

@@ -1,39 +1,54 @@
 /**
  * What crosses the thread boundary between the node and its execution workers: the setup a
  * worker attaches with, one task at a time, and its reply. Messages are structured clones,
- * so bigints and byte arrays travel as they are; errors travel as plain failures and become
- * the same typed errors on the node's side.
+ * so bigints, byte arrays and maps travel as they are; errors travel as plain failures and
+ * become the same typed errors (or errors with the same message) on the node's side.
  */
+import type { Genesis } from '../../app/index.js';
 import type { BlockContext } from '../../evm/block-context.js';
 import {
   CallFailedError,
   CallRevertedError,
   type CallRequest,
-  type CallResult,
   type StateOverrides,
 } from '../../evm/call.js';
+import type { DebugBackend } from '../../rpc/debug/index.js';
 import type { StateStoreShare } from '../../store/index.js';
+import type { TraceLimits } from '../../trace/index.js';
 
 /** What a worker attaches to (its workerData). */
 export interface WorkerSetup {
   /** The node's SS, which holds the state of every committed height. */
   readonly state: StateStoreShare;
-  /** share() token of the block store, for BLOCKHASH. */
+  /** share() token of the block store: blocks to replay, and BLOCKHASH. */
   readonly blocks: number;
-  readonly evmChainId: number;
+  readonly genesis: Genesis;
   /** `gas-cap` (0 = none). */
   readonly gasCap: bigint;
+  readonly traceLimits: TraceLimits;
 }
 
-/** One eth_call or eth_estimateGas on the state at `height`, in block `block`. */
-export interface CallTask {
-  readonly id: number;
-  readonly kind: 'call' | 'estimateGas';
-  readonly height: number;
-  readonly block: BlockContext;
-  readonly request: CallRequest;
-  readonly overrides: StateOverrides;
-}
+/** The debug_ backend methods a worker runs. */
+export type TraceMethod = 'traceTransaction' | 'traceBlockByNumber' | 'traceBlockByHash' | 'traceCall' | 'traceStateAccess';
+
+/** One debug_ backend call, its arguments typed by its method. */
+export type TraceCall = {
+  [M in TraceMethod]: { readonly kind: 'trace'; readonly method: M; readonly args: Parameters<DebugBackend[M]> };
+}[TraceMethod];
+
+/** One unit of work: an eth_call or eth_estimateGas on the state at `height`, or one trace. */
+export type TaskBody =
+  | {
+      readonly kind: 'call' | 'estimateGas';
+      readonly height: number;
+      readonly block: BlockContext;
+      readonly request: CallRequest;
+      readonly overrides: StateOverrides;
+    }
+  | TraceCall;
+
+/** A task as posted: its body and an id the reply carries. */
+export type Task = TaskBody & { readonly id: number };
 
 /** Why a task failed, as a clone can carry it. */
 export type TaskFailure =
@@ -43,7 +58,7 @@ export type TaskFailure =
 
 /** A worker's answer to task `id`. */
 export type TaskReply =
-  | { readonly id: number; readonly ok: true; readonly result: CallResult | bigint }
+  | { readonly id: number; readonly ok: true; readonly result: unknown }
   | { readonly id: number; readonly ok: false; readonly failure: TaskFailure };
 
 /** The failure `error` is, for the reply. */
@@ -53,7 +68,7 @@ export function failureOf(error: unknown): TaskFailure {
   return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
 }
 
-/** The typed error `failure` stands for, on the node's side. */
+/** The error `failure` stands for, on the node's side. */
 export function errorOf(failure: TaskFailure): Error {
   switch (failure.kind) {
     case 'reverted':

@@ -1,39 +1,69 @@
 /**
- * An execution worker: a thread of the node process with its own VMs that runs eth_call and
- * eth_estimateGas on the node's SS (borrowed through share tokens, read directly) so that no
- * call, however long, holds the thread that produces blocks. The node terminates a worker
- * whose task outruns `rpc-evm-timeout`; nothing here needs to watch the clock.
+ * An execution worker: a thread of the node process with its own VMs that runs eth_call,
+ * eth_estimateGas and debug_trace* on the node's SS and block store (borrowed through share
+ * tokens, read directly), so that no request, however long, holds the thread that produces
+ * blocks. The node terminates a worker whose task outruns its deadline; traces also keep
+ * their own per-transaction deadlines here.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 
+import { ReplicaApp } from '../../app/index.js';
 import { BlockStore } from '../../chain/block-store.js';
 import { estimateGas, ethCall } from '../../evm/call.js';
 import { CodeCache } from '../../evm/code-cache.js';
-import { createChainCommon } from '../../evm/common.js';
 import { VmPool } from '../../evm/vm-pool.js';
+import { ChainProvider } from '../../provider/index.js';
+import type { DebugBackend } from '../../rpc/debug/index.js';
 import { SharedStateReader } from '../../store/index.js';
-import { failureOf, type CallTask, type TaskReply, type WorkerSetup } from './protocol.js';
+import { TraceService } from '../../trace/service/index.js';
+import { NodeDebugBackend } from '../debug-backend.js';
+import { failureOf, type Task, type TaskReply, type TraceCall, type WorkerSetup } from './protocol.js';
 
 const setup = workerData as WorkerSetup;
 const port = parentPort;
 if (port === null) throw new Error('the execution worker runs only as a worker thread of stratad');
 
 const state = SharedStateReader.attach(setup.state);
-const blocks = BlockStore.attach(setup.blocks);
-const common = createChainCommon(setup.evmChainId);
-const vms = new VmPool(common, new CodeCache(), (height) => blocks.hashAt(height));
+const store = BlockStore.attach(setup.blocks);
+const app = new ReplicaApp(setup.genesis, state, setup.gasCap, (height) => store.hashAt(height));
+const vms = new VmPool(app.common, new CodeCache(), (height) => store.hashAt(height));
+let debug: DebugBackend | undefined;
 
-async function run(task: CallTask): Promise<TaskReply> {
-  const view = { get: (store: string, key: Uint8Array) => state.get(store, task.height, key) };
-  const env = { common, vms, view, block: task.block, gasCap: setup.gasCap };
-  try {
-    const result = task.kind === 'call' ? await ethCall(env, task.request, task.overrides) : await estimateGas(env, task.request, task.overrides);
-    return { id: task.id, ok: true, result };
-  } catch (error) {
-    return { id: task.id, ok: false, failure: failureOf(error) };
+/** The debug_ backend over this worker's replica, made on the first trace. */
+function debugBackend(): DebugBackend {
+  if (debug === undefined) {
+    const chain = new ChainProvider(app, store);
+    debug = new NodeDebugBackend(new TraceService(app, chain, setup.traceLimits), chain, store);
+  }
+  return debug;
+}
+
+function trace(call: TraceCall): Promise<unknown> {
+  const backend = debugBackend();
+  switch (call.method) {
+    case 'traceTransaction':
+      return backend.traceTransaction(...call.args);
+    case 'traceBlockByNumber':
+      return backend.traceBlockByNumber(...call.args);
+    case 'traceBlockByHash':
+      return backend.traceBlockByHash(...call.args);
+    case 'traceCall':
+      return backend.traceCall(...call.args);
+    case 'traceStateAccess':
+      return backend.traceStateAccess(...call.args);
   }
 }
 
-port.on('message', (task: CallTask) => {
-  void run(task).then((reply) => port.postMessage(reply));
+async function execute(task: Task): Promise<unknown> {
+  if (task.kind === 'trace') return trace(task);
+  const view = app.storedView(task.height);
+  const env = { common: app.common, vms, view, block: task.block, gasCap: setup.gasCap };
+  return task.kind === 'call' ? ethCall(env, task.request, task.overrides) : estimateGas(env, task.request, task.overrides);
+}
+
+port.on('message', (task: Task) => {
+  void execute(task).then(
+    (result): TaskReply => ({ id: task.id, ok: true, result }),
+    (error: unknown): TaskReply => ({ id: task.id, ok: false, failure: failureOf(error) }),
+  ).then((reply) => port.postMessage(reply));
 });

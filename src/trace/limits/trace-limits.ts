@@ -9,6 +9,10 @@ export interface TraceLimits {
   readonly maxConcurrentTraces: number;
   /** Cap on one struct-logger trace's encoded struct logs (`max-struct-log-bytes`). */
   readonly maxStructLogBytes: number;
+  /** The longest per-transaction `timeout` a request may ask for (`max-trace-timeout`). */
+  readonly maxTimeoutMs: number;
+  /** `max-trace-timeout` as operators wrote it, for the refusal. */
+  readonly maxTimeoutText: string;
 }
 
 /** The trace limits an `[evm]` section configures. */
@@ -17,6 +21,8 @@ export function traceLimitsOf(evm: EvmRpcConfig): TraceLimits {
     defaultTimeoutMs: evm.traceTimeout.toMilliseconds(),
     maxConcurrentTraces: evm.maxConcurrentTraces,
     maxStructLogBytes: evm.maxStructLogBytes,
+    maxTimeoutMs: evm.maxTraceTimeout.toMilliseconds(),
+    maxTimeoutText: evm.maxTraceTimeout.toString(),
   };
 }
 

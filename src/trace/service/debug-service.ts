@@ -5,7 +5,7 @@
  * naming the heights, never a partial result. Every trace is bounded: a per-transaction
  * deadline (geth's `timeout`), a cap on traces running at once and a cap on struct-log bytes.
  */
-import type { App } from '../../app/index.js';
+import type { AppReader } from '../../app/index.js';
 import type { StoredReceipt, TxLocation } from '../../chain/block-store.js';
 import type { ChainBlock } from '../../chain/imported-block.js';
 import type { BlockOverrides } from '../../evm/block-context.js';
@@ -55,7 +55,7 @@ export class TraceService {
   readonly #paused = new PausedReplays();
 
   constructor(
-    private readonly app: App,
+    private readonly app: AppReader,
     private readonly chain: ChainProvider,
     limits: TraceLimits = defaultTraceLimits(),
   ) {
@@ -134,7 +134,7 @@ export class TraceService {
 
   /** The bounds of one request's tracers; throws InvalidTimeoutError for a bad `timeout`. */
   #bounds(options: TraceRequestOptions): TracerBounds {
-    return { maxStructLogBytes: this.#limits.maxStructLogBytes, timeoutMs: requestTimeoutMs(options.timeout, this.#limits.defaultTimeoutMs) };
+    return { maxStructLogBytes: this.#limits.maxStructLogBytes, timeoutMs: requestTimeoutMs(options.timeout, this.#limits) };
   }
 
   /**

@@ -3,7 +3,7 @@
  * chain — with its Ethereum header and that chain's rules (block 1 starts from the genesis
  * alloc, which the versioned stores cannot hold at version 0).
  */
-import type { App, BlockHeaderInput } from '../../app/index.js';
+import type { AppReader, BlockHeaderInput } from '../../app/index.js';
 import { ImportedChainConfig } from '../../app/imported-chain/chain-config.js';
 import { importedExecutionContext } from '../../app/imported-chain/execution.js';
 import type { ExecutionContext } from '../../app/execution-context.js';
@@ -32,7 +32,7 @@ export class ExecutionContexts {
   #importedChain: ImportedChainConfig | undefined;
 
   constructor(
-    private readonly app: App,
+    private readonly app: AppReader,
     private readonly blocks: BlockReader,
   ) {}
 

@@ -1,0 +1,59 @@
+/**
+ * The read side of the state machine on an execution worker: every committed height from the
+ * node's SS (borrowed, read directly), with the chain's own rules. It never writes and never
+ * sees the SC, so its latest height is the newest one the SS has applied.
+ */
+import type { Common } from '@ethereumjs/common';
+
+import type { BlockContext } from '../evm/block-context.js';
+import type { BlockHashLookup } from '../evm/block-hashes.js';
+import { createChainCommon } from '../evm/common.js';
+import type { StateView } from '../evm/state-manager.js';
+import type { SharedStateReader } from '../store/index.js';
+import type { AppReader } from './app-reader.js';
+import { ownExecutionContext, type ExecutionContext } from './execution-context.js';
+import type { Genesis } from './genesis.js';
+
+/** AppReader over a borrowed SS. */
+export class ReplicaApp implements AppReader {
+  readonly common: Common;
+
+  constructor(
+    readonly genesis: Genesis,
+    private readonly state: SharedStateReader,
+    readonly gasCap: bigint,
+    private readonly blockHashes: BlockHashLookup,
+  ) {
+    this.common = createChainCommon(genesis.evm_chain_id);
+  }
+
+  height(): number {
+    return Number(this.state.latestVersion());
+  }
+
+  earliestHeight(): number {
+    return Math.max(Number(this.state.earliestVersion()), this.genesis.initial_height);
+  }
+
+  storedHeight(): number {
+    return this.height();
+  }
+
+  /** Not known without the SC; only the header of block 0 before block 1 exists asks for it, and nothing here serves that. */
+  appHash(): Uint8Array {
+    return new Uint8Array();
+  }
+
+  latestView(): StateView {
+    return this.storedView(this.height());
+  }
+
+  storedView(height: number): StateView {
+    const state = this.state;
+    return { get: (store, key) => state.get(store, height, key) };
+  }
+
+  ownExecutionContext(header: BlockContext, blockHash: Uint8Array): ExecutionContext {
+    return ownExecutionContext(this.common, header, blockHash, this.blockHashes);
+  }
+}
