@@ -9,7 +9,7 @@ import type { App } from '../../app/index.js';
 import type { BlockStore } from '../../chain/block-store.js';
 import type { ChainProvider } from '../../provider/index.js';
 import type { BlockTraceEntry, DebugBackend, StateAccess, TraceCallRequest, TraceOptions } from '../../rpc/debug/index.js';
-import { TraceError, TraceGate, type JsonValue, type TraceLimits } from '../../trace/index.js';
+import { TraceError, TraceGate, requestTimeoutMs, type JsonValue, type TraceLimits } from '../../trace/index.js';
 import type { Deadline, WorkerPool } from './pool.js';
 import type { TraceCall } from './protocol.js';
 
@@ -20,6 +20,7 @@ const REQUEST_BACKSTOP_FACTOR = 10;
 export class WorkerDebugBackend implements DebugBackend {
   readonly #gate: TraceGate;
   readonly #deadline: Deadline;
+  readonly #limits: TraceLimits;
 
   constructor(
     private readonly pool: WorkerPool,
@@ -29,6 +30,7 @@ export class WorkerDebugBackend implements DebugBackend {
     private readonly store: BlockStore,
     limits: TraceLimits,
   ) {
+    this.#limits = limits;
     this.#gate = new TraceGate(limits.maxConcurrentTraces);
     this.#deadline = { ms: limits.maxTimeoutMs * REQUEST_BACKSTOP_FACTOR, error: () => new TraceError('execution timeout') };
   }
@@ -47,27 +49,31 @@ export class WorkerDebugBackend implements DebugBackend {
   }
 
   traceTransaction(hash: Uint8Array, options: TraceOptions): Promise<JsonValue | undefined> {
-    return this.#run({ kind: 'trace', method: 'traceTransaction', args: [hash, options] }) as Promise<JsonValue | undefined>;
+    return this.#run({ kind: 'trace', method: 'traceTransaction', args: [hash, options] }, options) as Promise<JsonValue | undefined>;
   }
 
   traceBlockByNumber(height: number, options: TraceOptions): Promise<BlockTraceEntry[] | undefined> {
-    return this.#run({ kind: 'trace', method: 'traceBlockByNumber', args: [height, options] }) as Promise<BlockTraceEntry[] | undefined>;
+    return this.#run({ kind: 'trace', method: 'traceBlockByNumber', args: [height, options] }, options) as Promise<BlockTraceEntry[] | undefined>;
   }
 
   traceBlockByHash(hash: Uint8Array, options: TraceOptions): Promise<BlockTraceEntry[] | undefined> {
-    return this.#run({ kind: 'trace', method: 'traceBlockByHash', args: [hash, options] }) as Promise<BlockTraceEntry[] | undefined>;
+    return this.#run({ kind: 'trace', method: 'traceBlockByHash', args: [hash, options] }, options) as Promise<BlockTraceEntry[] | undefined>;
   }
 
   traceCall(request: TraceCallRequest, options: TraceOptions): Promise<JsonValue | undefined> {
-    return this.#run({ kind: 'trace', method: 'traceCall', args: [request, options] }) as Promise<JsonValue | undefined>;
+    return this.#run({ kind: 'trace', method: 'traceCall', args: [request, options] }, options) as Promise<JsonValue | undefined>;
   }
 
   traceStateAccess(hash: Uint8Array): Promise<StateAccess | undefined> {
     return this.#run({ kind: 'trace', method: 'traceStateAccess', args: [hash] }) as Promise<StateAccess | undefined>;
   }
 
-  /** Runs `call` on a worker once a trace slot is free and the SS holds every committed block. */
-  #run(call: TraceCall): Promise<unknown> {
+  /**
+   * Runs `call` on a worker once a trace slot is free and the SS holds every committed block;
+   * a bad or too long `timeout` in `options` is refused first, before anything is looked up.
+   */
+  async #run(call: TraceCall, options?: TraceOptions): Promise<unknown> {
+    if (options) requestTimeoutMs(options.timeout, this.#limits);
     return this.#gate.run(async () => {
       await this.app.awaitStored();
       return this.pool.run(call, this.#deadline);

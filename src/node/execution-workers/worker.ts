@@ -5,6 +5,8 @@
  * blocks. The node terminates a worker whose task outruns its deadline; traces also keep
  * their own per-transaction deadlines here.
  */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 
 import { ReplicaApp } from '../../app/index.js';
@@ -19,6 +21,23 @@ import { TraceService } from '../../trace/service/index.js';
 import { NodeDebugBackend } from '../debug-backend.js';
 import { failureOf, type Task, type TaskReply, type TraceCall, type WorkerSetup } from './protocol.js';
 
+/** Niceness of a worker thread: block production and the consensus RPC win the CPU from it. */
+const WORKER_NICENESS = 10;
+
+/**
+ * Lowers this thread's scheduling priority. On Linux a thread is scheduled as a task of its
+ * own, and setpriority on its task id changes that thread alone; elsewhere this does nothing.
+ */
+function lowerPriority(): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, WORKER_NICENESS);
+  } catch {
+    // No /proc (not Linux) or not permitted: the worker runs at the node's priority.
+  }
+}
+
+lowerPriority();
 const setup = workerData as WorkerSetup;
 const port = parentPort;
 if (port === null) throw new Error('the execution worker runs only as a worker thread of stratad');

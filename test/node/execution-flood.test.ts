@@ -1,0 +1,116 @@
+/**
+ * Looping calls and traces cannot freeze the node: eth_call, eth_estimateGas and debug_trace*
+ * run on execution workers, each bounded (rpc-evm-timeout, max-trace-timeout), while the main
+ * thread keeps producing blocks and answering the consensus RPC. A real validator process is
+ * flooded with calls that loop until they are stopped, and the block interval and /status
+ * latency are sampled throughout.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import t from 'tap';
+import { Duration, loadConfig, renderAppToml } from '../../src/config/index.js';
+import { initHome, startNode, type TestHome } from './fixtures/node-process.js';
+
+const BLOCK_MS = 300;
+/** JUMPDEST PUSH1 0 JUMP: runs until the gas runs out (about 2.5 s at the 50M gas cap). */
+const LOOP = '0x5b600056';
+/** A JavaScript tracer whose step() never returns. */
+const LOOPING_TRACER = '{ step: function () { for (;;) {} }, fault: function () {}, result: function () { return 1; } }';
+
+interface RpcAnswer {
+  id?: unknown;
+  result?: unknown;
+  error?: { code: number; message: string };
+}
+
+async function post(home: TestHome, body: unknown): Promise<unknown> {
+  const response = await fetch(`http://127.0.0.1:${home.http}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return response.json();
+}
+
+function call(home: TestHome, method: string, params: unknown[]): Promise<RpcAnswer> {
+  return post(home, { jsonrpc: '2.0', id: 1, method, params }) as Promise<RpcAnswer>;
+}
+
+async function height(home: TestHome): Promise<number> {
+  const status = (await (await fetch(`http://127.0.0.1:${home.rpc}/status`)).json()) as { result: { sync_info: { latest_block_height: string } } };
+  return Number(status.result.sync_info.latest_block_height);
+}
+
+t.test('a flood of looping calls and traces leaves block production and /status unaffected', async (t) => {
+  const home = await initHome(t, BLOCK_MS);
+  const config = await loadConfig(home.home);
+  const evm = { ...config.app.evm, executionWorkers: 1, rpcEvmTimeout: Duration.parse('1s'), maxTraceTimeout: Duration.parse('2s') };
+  writeFileSync(join(home.home, 'config', 'app.toml'), renderAppToml({ ...config.app, evm }));
+  const node = await startNode(t, home);
+  t.teardown(() => node.stop());
+  while ((await height(home)) < 2) await sleep(50);
+
+  // Watch the node from outside while it is flooded: each /status answer's latency, and when
+  // the height moved.
+  const latencies: number[] = [];
+  const heightSeenAt: Array<{ height: number; at: number }> = [];
+  let watching = true;
+  const watcher = (async () => {
+    while (watching) {
+      const started = performance.now();
+      const h = await height(home);
+      latencies.push(performance.now() - started);
+      if (heightSeenAt.length === 0 || heightSeenAt[heightSeenAt.length - 1]!.height !== h) heightSeenAt.push({ height: h, at: performance.now() });
+      await sleep(25);
+    }
+  })();
+
+  const batch = Array.from({ length: 20 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_call', params: [{ data: LOOP }, 'latest'] }));
+  const flood = await Promise.all([
+    post(home, batch) as Promise<RpcAnswer[]>,
+    ...Array.from({ length: 6 }, () => call(home, 'eth_call', [{ data: LOOP }, 'latest'])),
+    ...Array.from({ length: 3 }, () => call(home, 'eth_estimateGas', [{ data: LOOP }])),
+    ...Array.from({ length: 4 }, () => call(home, 'debug_traceCall', [{ data: LOOP }, 'latest', { tracer: LOOPING_TRACER, timeout: '2s' }])),
+  ]);
+  await sleep(1000);
+  watching = false;
+  await watcher;
+
+  const [batchAnswers, ...singles] = flood as [RpcAnswer[], ...RpcAnswer[]];
+  const calls = [...batchAnswers, ...singles.slice(0, 9)];
+  for (const answer of calls) {
+    const { code, message } = answer.error ?? { code: 0, message: 'no error' };
+    t.ok(
+      (code === -32000 && message === 'execution aborted (timeout = 1s)') || code === -32005,
+      `a looping call ends in the timeout or is refused as busy (got ${code} ${message})`,
+    );
+  }
+  t.ok(calls.filter((a) => a.error?.message === 'execution aborted (timeout = 1s)').length >= 1, 'calls are stopped at rpc-evm-timeout');
+  for (const answer of singles.slice(9)) {
+    const { code, message } = answer.error ?? { code: 0, message: 'no error' };
+    t.ok((code === -32000 && message.startsWith('execution timeout')) || code === -32005, `a looping trace ends in geth's trace timeout (got ${code} ${message})`);
+  }
+
+  const gaps = heightSeenAt.slice(1).map((seen, i) => seen.at - heightSeenAt[i]!.at);
+  const maxGap = Math.max(...gaps);
+  const maxLatency = Math.max(...latencies);
+  t.ok(heightSeenAt.length >= 8, `blocks kept coming during the flood (${heightSeenAt.length} heights seen)`);
+  t.ok(maxGap < 2500, `no gap between blocks longer than 2.5 s (longest ${maxGap.toFixed(0)} ms at timeout_commit ${BLOCK_MS} ms)`);
+  t.ok(maxLatency < 1500, `/status answered within 1.5 s throughout (slowest ${maxLatency.toFixed(0)} ms over ${latencies.length} requests)`);
+
+  // The workers that were stopped were replaced: calls and traces work again, with the right answers.
+  const returned = await call(home, 'eth_call', [{ data: '0x600160005260206000f3' }, 'latest']);
+  t.equal(returned.result, `0x${'0'.repeat(63)}1`, 'eth_call runs creation code and returns what it returns');
+  const estimate = await call(home, 'eth_estimateGas', [{ from: '0x0000000000000000000000000000000000000001', to: '0x000000000000000000000000000000000000abcd', value: '0x0' }]);
+  t.equal(estimate.result, '0x5208', 'a plain transfer is estimated at 21000');
+  const traced = await call(home, 'debug_traceCall', [{ data: '0x600160005260206000f3' }, 'latest', { tracer: 'callTracer' }]);
+  t.match(traced.result, { type: 'CREATE', output: '0x0000000000000000000000000000000000000000000000000000000000000001' }, 'a callTracer trace of the same call');
+});
+
+t.test('a trace timeout above max-trace-timeout is refused before anything runs', async (t) => {
+  const home = await initHome(t, BLOCK_MS);
+  const node = await startNode(t, home);
+  t.teardown(() => node.stop());
+  const refused = await call(home, 'debug_traceCall', [{ data: LOOP }, 'latest', { tracer: LOOPING_TRACER, timeout: '9223372036854775807ns' }]);
+  t.same(refused.error, {
+    code: -32000,
+    message: 'trace timeout 9223372036854775807ns is longer than this node allows (max-trace-timeout = 30s); ask for 30s or less',
+  });
+});
