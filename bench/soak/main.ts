@@ -1,5 +1,5 @@
 /**
- * `npm run bench:soak [-- --minutes N] [--json] [--without KIND,…]`
+ * `npm run bench:soak [-- --minutes N] [--json] [--without KIND,…] [--cpu-prof DIR]`
  *
  * A soak: one validator (1 s blocks, 127.0.0.1 only, a home made by `stratad init` as in
  * bench:node) under a steady mixed load for N minutes (default 10, fractions allowed): signed
@@ -103,7 +103,12 @@ async function setUpToken(port: number, deployer: SoakSender, tokenSenders: read
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { minutes: { type: 'string', default: '10' }, json: { type: 'boolean', default: false }, without: { type: 'string', default: '' } },
+    options: {
+      minutes: { type: 'string', default: '10' },
+      json: { type: 'boolean', default: false },
+      without: { type: 'string', default: '' },
+      'cpu-prof': { type: 'string' },
+    },
   });
   // `--without k1,k2` drops request kinds from the mix, to tell which of them a figure comes from.
   const without = values.without.split(',').filter(Boolean) as Kind[];
@@ -149,7 +154,9 @@ async function main(): Promise<void> {
     const config = await loadConfig(home.home);
     const limits = { maxBodyBytes: config.app.evm.maxBodyBytes, maxBatchSize: config.app.evm.maxBatchSize };
     const timeoutCommitMs = config.node.consensus.timeoutCommit.toMilliseconds();
-    const node = await startNode(home);
+    // `--cpu-prof DIR` writes a V8 CPU profile of the node (every thread) into DIR when it stops.
+    const cpuProf = values['cpu-prof'];
+    const node = await startNode(home, cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []);
     started.push(node);
     log(`· node pid ${node.pid} on 127.0.0.1:${node.port} (max-body-bytes ${limits.maxBodyBytes}, max-batch-size ${limits.maxBatchSize})`);
     const token = await setUpToken(node.port, deployer, tokenSenders);

@@ -106,6 +106,12 @@ export class NodeEthBackend implements EthBackend {
   readonly #listeners = new Set<(event: NewBlockEvent) => void>();
   /** Header fields calls run with, for the heights called at most recently (decoding a block is not free). */
   readonly #callBlocks = new LRUCache<number, CallBlock>({ max: 64 });
+  /**
+   * The eth_ transactions of recently read blocks, by block hash: each needs its sender
+   * recovered (an ECDSA recovery per transaction), and clients read the same recent blocks
+   * again and again. A block's content never changes under its hash.
+   */
+  readonly #blockTxs = new LRUCache<string, EthTransaction[]>({ max: 64 });
 
   constructor(
     private readonly app: App,
@@ -163,13 +169,16 @@ export class NodeEthBackend implements EthBackend {
   block(id: BlockId): EthBlock | null {
     const block = this.#stored(id);
     if (!block) return null;
-    return {
-      ...this.#header(block),
-      transactions: block.txs.map((raw) => {
+    const key = Buffer.from(block.hash).toString('hex');
+    let transactions = this.#blockTxs.get(key);
+    if (transactions === undefined) {
+      transactions = block.txs.map((raw) => {
         const d = this.#decode(raw);
         return ethTransaction(d.tx, d.hash, d.from);
-      }),
-    };
+      });
+      this.#blockTxs.set(key, transactions);
+    }
+    return { ...this.#header(block), transactions };
   }
 
   /** Counts the stored raw txs: no decoding, no sender recovery. */

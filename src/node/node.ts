@@ -75,6 +75,8 @@ async function replayStoredBlocks(app: App, store: BlockStore, logger: Logger): 
 
 /** Calls that may wait for an execution worker, per worker. */
 const QUEUED_CALLS_PER_WORKER = 256;
+/** Workers a pool may add while all of its own are busy (a few long calls must not hold up the rest). */
+const BURST_WORKERS = 4;
 
 /**
  * The execution workers app.toml asks for (`execution-workers` each for calls and for traces),
@@ -86,8 +88,14 @@ function startExecutionWorkers(app: App, store: BlockStore, config: LoadedConfig
   const workers = evm.executionWorkers > 0 ? evm.executionWorkers : Math.max(1, availableParallelism() - 1);
   const setup = { state: app.stateStoreShare(), blocks: store.share(), genesis: app.genesis, gasCap: app.gasCap, traceLimits: traceLimitsOf(evm) };
   return {
-    calls: new WorkerPool(setup, { name: 'call', workers, maxQueued: workers * QUEUED_CALLS_PER_WORKER, logger }),
-    traces: new WorkerPool(setup, { name: 'trace', workers, maxQueued: evm.maxConcurrentTraces, logger }),
+    calls: new WorkerPool(setup, { name: 'call', workers, maxWorkers: workers + BURST_WORKERS, maxQueued: workers * QUEUED_CALLS_PER_WORKER, logger }),
+    traces: new WorkerPool(setup, {
+      name: 'trace',
+      workers,
+      maxWorkers: Math.min(evm.maxConcurrentTraces, workers + BURST_WORKERS),
+      maxQueued: evm.maxConcurrentTraces,
+      logger,
+    }),
   };
 }
 

@@ -1,8 +1,10 @@
 /**
- * A pool of execution workers: tasks queue (boundedly) for an idle worker thread, each with a
- * deadline from the moment it is submitted. A worker still running a task at its deadline is
- * terminated and replaced — the only way to stop a loop that never yields — and so is one
- * that throws or runs out of its heap; the node runs on.
+ * A pool of execution workers: each task runs on an idle worker thread, with a deadline from
+ * the moment it is submitted. When every worker is busy the pool grows, up to `maxWorkers`, so
+ * a few long tasks (a call that loops until its deadline) cannot hold up the short ones behind
+ * them; past that, tasks queue (boundedly). Workers beyond the base size leave once idle for
+ * a while. A worker still running a task at its deadline is terminated and replaced — the only
+ * way to stop a loop that never yields — and so is one that throws or runs out of its heap.
  */
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,8 +17,10 @@ import { errorOf, type Task, type TaskBody, type TaskReply, type WorkerSetup } f
 export interface WorkerPoolOptions {
   /** What the pool's workers run, for logs ("call", "trace"). */
   readonly name: string;
-  /** Worker threads (at least 1). */
+  /** Worker threads kept running (at least 1). */
   readonly workers: number;
+  /** Most worker threads at once, when every one is busy (at least `workers`). */
+  readonly maxWorkers: number;
   /** Tasks that may wait for a worker; more are refused with the caller's busy error. */
   readonly maxQueued: number;
   /** Old-generation heap of each worker in MiB: a task that allocates more kills only its worker. */
@@ -43,11 +47,17 @@ interface Pending {
 interface Slot {
   worker: Worker;
   running: Pending | undefined;
+  /** Set while a worker beyond the base size is idle: it leaves when this fires. */
+  retire: NodeJS.Timeout | undefined;
+  /** True while the slot waits to restart a worker that died: it takes no task. */
+  down: boolean;
 }
 
 const DEFAULT_HEAP_MIB = 512;
 /** A worker that dies this soon after it started is restarted only after a pause. */
 const RESTART_PAUSE_MS = 1000;
+/** How long a worker beyond the base size stays idle before it leaves. */
+const EXTRA_IDLE_MS = 60_000;
 
 /** The worker's source beside this file: `.js` when built, `.ts` when run from source under tsx. */
 const WORKER_URL = new URL(`./worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
@@ -60,6 +70,13 @@ function workerEntry(): { entry: string | URL; eval: boolean } {
   if (!WORKER_URL.pathname.endsWith('.ts')) return { entry: WORKER_URL, eval: false };
   const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); });`;
   return { entry: bootstrap, eval: true };
+}
+
+/** Terminates `worker`, which no longer reports anything. */
+function stop(worker: Worker): void {
+  worker.removeAllListeners();
+  worker.on('error', () => undefined);
+  void worker.terminate();
 }
 
 /** Thrown when the queue is full; the caller's own busy error replaces it. */
@@ -82,11 +99,12 @@ export class WorkerPool {
   constructor(setup: WorkerSetup, options: WorkerPoolOptions) {
     this.#setup = setup;
     this.#options = options;
-    for (let i = 0; i < Math.max(1, options.workers); i++) {
-      const slot: Slot = { worker: this.#spawn(), running: undefined };
-      this.#watch(slot);
-      this.#slots.push(slot);
-    }
+    for (let i = 0; i < Math.max(1, options.workers); i++) this.#addSlot();
+  }
+
+  /** Worker threads running now. */
+  get size(): number {
+    return this.#slots.length;
   }
 
   /** Tasks running on a worker now. */
@@ -102,7 +120,8 @@ export class WorkerPool {
   /** Runs `body` on a worker within `deadline`; throws PoolFullError when the queue is full. */
   run(body: TaskBody, deadline: Deadline): Promise<unknown> {
     if (this.#closed) return Promise.reject(new Error('the node is shutting down'));
-    const idle = this.#slots.find((slot) => slot.running === undefined);
+    let idle = this.#slots.find((slot) => slot.running === undefined && !slot.down);
+    if (idle === undefined && this.#slots.length < Math.max(this.#options.workers, this.#options.maxWorkers)) idle = this.#addSlot();
     if (idle === undefined && this.#queue.length >= this.#options.maxQueued) return Promise.reject(new PoolFullError(this.#queue.length));
     return new Promise((resolve, reject) => {
       const task = { ...body, id: this.#nextId++ } as Task;
@@ -122,19 +141,44 @@ export class WorkerPool {
     for (const slot of this.#slots) {
       if (slot.running) this.#settle(slot.running, closing);
       slot.running = undefined;
+      clearTimeout(slot.retire);
     }
     await Promise.all(this.#slots.map((slot) => slot.worker.terminate()));
   }
 
+  #addSlot(): Slot {
+    const slot: Slot = { worker: this.#spawn(), running: undefined, retire: undefined, down: false };
+    this.#watch(slot);
+    this.#slots.push(slot);
+    return slot;
+  }
+
   #start(slot: Slot, pending: Pending): void {
+    clearTimeout(slot.retire);
+    slot.retire = undefined;
     slot.running = pending;
     slot.worker.postMessage(pending.task);
   }
 
-  /** Hands the next waiting task to an idle worker. */
+  /** Hands the next waiting task to an idle worker; an idle one beyond the base size leaves later. */
   #next(slot: Slot): void {
     const pending = this.#queue.shift();
-    if (pending) this.#start(slot, pending);
+    if (pending) {
+      this.#start(slot, pending);
+      return;
+    }
+    if (this.#slots.length > this.#options.workers && slot.retire === undefined) {
+      slot.retire = setTimeout(() => this.#retire(slot), EXTRA_IDLE_MS);
+      slot.retire.unref();
+    }
+  }
+
+  /** Ends an idle worker beyond the base size. */
+  #retire(slot: Slot): void {
+    slot.retire = undefined;
+    if (slot.running !== undefined || this.#slots.length <= this.#options.workers) return;
+    this.#slots.splice(this.#slots.indexOf(slot), 1);
+    stop(slot.worker);
   }
 
   #settle(pending: Pending, outcome: Error | { value: unknown }): void {
@@ -157,15 +201,21 @@ export class WorkerPool {
     this.#replace(slot);
   }
 
-  /** Terminates the slot's worker (its task is settled already) and starts a fresh one. */
+  /**
+   * Terminates the slot's worker (its task is settled already) and starts a fresh one — or,
+   * for a worker beyond the base size with nothing waiting, lets the slot go.
+   */
   #replace(slot: Slot, pauseMs = 0): void {
-    const old = slot.worker;
-    old.removeAllListeners();
-    old.on('error', () => undefined);
-    void old.terminate();
+    stop(slot.worker);
     slot.running = undefined;
+    if (this.#queue.length === 0 && this.#slots.length > this.#options.workers) {
+      this.#slots.splice(this.#slots.indexOf(slot), 1);
+      return;
+    }
+    slot.down = true;
     const restart = (): void => {
       if (this.#closed) return;
+      slot.down = false;
       slot.worker = this.#spawn();
       this.#watch(slot);
       this.#next(slot);
