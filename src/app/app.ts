@@ -311,12 +311,12 @@ export class App implements AppReader {
 
   /**
    * The executor for a call on the state at `height`: the attached one once the SS has
-   * applied that height (it applies a block just after the SC commits it), or undefined for
-   * this thread — only before the first block, whose genesis state the SS does not hold yet.
+   * applied that height (it applies a block just after the SC commits it; height 0, before
+   * the first block, is the genesis state, which the executor derives from the genesis file).
    */
   async #executorAt(height: number): Promise<CallExecutor | undefined> {
     const executor = this.#callExecutor;
-    if (executor === undefined || height === 0) return undefined;
+    if (executor === undefined) return undefined;
     await this.awaitStored();
     return this.storedHeight() >= height ? executor : undefined;
   }

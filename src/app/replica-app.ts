@@ -12,11 +12,22 @@ import type { StateView } from '../evm/state-manager.js';
 import type { SharedStateReader } from '../store/index.js';
 import type { AppReader } from './app-reader.js';
 import { ownExecutionContext, type ExecutionContext } from './execution-context.js';
-import type { Genesis } from './genesis.js';
+import { genesisChangesets, type Genesis } from './genesis.js';
+
+/** The genesis state as a view: before block 1 commits it, it is in no store a worker can read. */
+function genesisView(genesis: Genesis): StateView {
+  const values = new Map<string, Uint8Array>();
+  const id = (store: string, key: Uint8Array) => `${store}/${Buffer.from(key).toString('hex')}`;
+  for (const { name, pairs } of genesisChangesets(genesis)) {
+    for (const { key, value } of pairs) if (value !== null) values.set(id(name, key), value);
+  }
+  return { get: (store, key) => values.get(id(store, key)) };
+}
 
 /** AppReader over a borrowed SS. */
 export class ReplicaApp implements AppReader {
   readonly common: Common;
+  #genesis: StateView | undefined;
 
   constructor(
     readonly genesis: Genesis,
@@ -48,7 +59,9 @@ export class ReplicaApp implements AppReader {
     return this.storedView(this.height());
   }
 
+  /** The SS state at `height`; at 0, before any block, the genesis state. */
   storedView(height: number): StateView {
+    if (height === 0) return (this.#genesis ??= genesisView(this.genesis));
     const state = this.state;
     return { get: (store, key) => state.get(store, height, key) };
   }

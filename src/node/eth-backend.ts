@@ -111,7 +111,7 @@ export class NodeEthBackend implements EthBackend {
    * recovered (an ECDSA recovery per transaction), and clients read the same recent blocks
    * again and again. A block's content never changes under its hash.
    */
-  readonly #blockTxs = new LRUCache<string, EthTransaction[]>({ max: 64 });
+  readonly #blockTxs = new LRUCache<string, EthTransaction[]>({ max: 16 });
 
   constructor(
     private readonly app: App,

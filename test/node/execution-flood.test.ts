@@ -5,7 +5,7 @@
  * flooded with calls that loop until they are stopped, and the block interval and /status
  * latency are sampled throughout.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
@@ -121,4 +121,27 @@ t.test('a trace timeout above max-trace-timeout is refused before anything runs'
     code: -32000,
     message: 'trace timeout 9223372036854775807ns is longer than this node allows (max-trace-timeout = 30s); ask for 30s or less',
   });
+});
+
+t.test('before the first block, calls run on a worker against the genesis state', async (t) => {
+  const home = await initHome(t, 60_000);
+  const node = await startNode(t, home);
+  t.teardown(() => node.stop());
+  t.equal((await call(home, 'eth_blockNumber', [])).result, '0x0', 'no block yet');
+  const genesis = JSON.parse(readFileSync(join(home.home, 'config', 'genesis.json'), 'utf8')) as { accounts: Array<{ address: string }> };
+  const funded = genesis.accounts[0]!.address;
+  const balance = (await call(home, 'eth_getBalance', [funded, 'latest'])).result as string;
+  // PUSH20 <address> BALANCE PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN: the account's balance, as the EVM sees it.
+  const readBalance = `0x73${funded.slice(2)}3160005260206000f3`;
+  const seen = await call(home, 'eth_call', [{ data: readBalance }, 'latest']);
+  t.ok(BigInt(balance) > 0n, 'the account is funded at genesis');
+  t.equal(BigInt(seen.result as string), BigInt(balance), 'the call sees the genesis balance');
+  const started = performance.now();
+  const looping = call(home, 'eth_call', [{ data: LOOP }, 'latest']);
+  await sleep(300);
+  const status = performance.now();
+  await height(home);
+  t.ok(performance.now() - status < 1000, 'the consensus RPC answers while the looping call runs');
+  t.match((await looping).error, { code: -32000 }, 'the loop ends in an error');
+  t.ok(performance.now() - started > 300, 'and it did run meanwhile');
 });
