@@ -1,8 +1,9 @@
 /**
  * A pool of execution workers: each task runs on an idle worker thread, with a deadline from
- * the moment it is submitted. When every worker is busy the pool grows, up to `maxWorkers`, so
- * a few long tasks (a call that loops until its deadline) cannot hold up the short ones behind
- * them; past that, tasks queue (boundedly). Workers beyond the base size leave once idle for
+ * the moment it is submitted. Tasks wait (boundedly) for a busy worker; but when every worker
+ * has been running its task for a while (`LONG_TASK_MS`) and tasks wait, the pool grows, up to
+ * `maxWorkers`, so a few long tasks (a call that loops until its deadline) cannot hold up the
+ * short ones behind them. A burst of short tasks only queues: starting a worker costs more. Workers beyond the base size leave once idle for
  * a while. A worker still running a task at its deadline is terminated and replaced — the only
  * way to stop a loop that never yields — and so is one that throws or runs out of its heap.
  */
@@ -11,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 import type { Logger } from '../../log/logger.js';
-import { errorOf, type Task, type TaskBody, type TaskReply, type WorkerSetup } from './protocol.js';
+import { compactBytes, errorOf, type Task, type TaskBody, type TaskReply, type WorkerSetup } from './protocol.js';
 
 /** How many workers and how many tasks may wait. */
 export interface WorkerPoolOptions {
@@ -37,6 +38,8 @@ export interface Deadline {
 /** A submitted task and how to settle it. */
 interface Pending {
   readonly task: Task;
+  /** When a worker started it (performance.now()), once one has. */
+  startedAt?: number;
   readonly deadline: Deadline;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: Error) => void;
@@ -58,6 +61,8 @@ const DEFAULT_HEAP_MIB = 512;
 const RESTART_PAUSE_MS = 1000;
 /** How long a worker beyond the base size stays idle before it leaves. */
 const EXTRA_IDLE_MS = 60_000;
+/** A task running this long counts as long: if every worker runs one, tasks waiting get a new worker. */
+const LONG_TASK_MS = 200;
 
 /** The worker's source beside this file: `.js` when built, `.ts` when run from source under tsx. */
 const WORKER_URL = new URL(`./worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
@@ -120,11 +125,10 @@ export class WorkerPool {
   /** Runs `body` on a worker within `deadline`; throws PoolFullError when the queue is full. */
   run(body: TaskBody, deadline: Deadline): Promise<unknown> {
     if (this.#closed) return Promise.reject(new Error('the node is shutting down'));
-    let idle = this.#slots.find((slot) => slot.running === undefined && !slot.down);
-    if (idle === undefined && this.#slots.length < Math.max(this.#options.workers, this.#options.maxWorkers)) idle = this.#addSlot();
+    const idle = this.#slots.find((slot) => slot.running === undefined && !slot.down);
     if (idle === undefined && this.#queue.length >= this.#options.maxQueued) return Promise.reject(new PoolFullError(this.#queue.length));
     return new Promise((resolve, reject) => {
-      const task = { ...body, id: this.#nextId++ } as Task;
+      const task = { ...compactBytes(body), id: this.#nextId++ } as Task;
       const timer = setTimeout(() => this.#expire(pending), deadline.ms);
       const pending: Pending = { task, deadline, resolve, reject, timer };
       if (idle) this.#start(idle, pending);
@@ -157,7 +161,17 @@ export class WorkerPool {
     clearTimeout(slot.retire);
     slot.retire = undefined;
     slot.running = pending;
+    pending.startedAt = performance.now();
     slot.worker.postMessage(pending.task);
+    setTimeout(() => this.#growIfStuck(), LONG_TASK_MS).unref();
+  }
+
+  /** Adds a worker for the waiting tasks when every worker is busy with a long task. */
+  #growIfStuck(): void {
+    if (this.#closed || this.#queue.length === 0 || this.#slots.length >= this.#options.maxWorkers) return;
+    const now = performance.now();
+    const stuck = this.#slots.every((slot) => slot.down || (slot.running?.startedAt !== undefined && now - slot.running.startedAt >= LONG_TASK_MS));
+    if (stuck) this.#next(this.#addSlot());
   }
 
   /** Hands the next waiting task to an idle worker; an idle one beyond the base size leaves later. */

@@ -61,9 +61,28 @@ export type TaskReply =
   | { readonly id: number; readonly ok: true; readonly result: unknown }
   | { readonly id: number; readonly ok: false; readonly failure: TaskFailure };
 
+/**
+ * `value` with every byte array that is a view into a larger buffer copied out. A structured
+ * clone copies a view's whole underlying buffer — a 32-byte return value cut from the EVM's
+ * memory or from Node's 8 KiB buffer pool would cost a copy of all of it — so messages carry
+ * compact arrays only. Walks plain objects, arrays and maps (the small shapes of tasks and
+ * call results); strings and numbers pass as they are.
+ */
+export function compactBytes<T>(value: T): T {
+  if (value instanceof Uint8Array) {
+    return (value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? value : value.slice()) as T;
+  }
+  if (Array.isArray(value)) return value.map((item: unknown) => compactBytes(item)) as T;
+  if (value instanceof Map) return new Map([...value].map(([k, v]: [unknown, unknown]) => [k, compactBytes(v)])) as T;
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, compactBytes(v)])) as T;
+  }
+  return value;
+}
+
 /** The failure `error` is, for the reply. */
 export function failureOf(error: unknown): TaskFailure {
-  if (error instanceof CallRevertedError) return { kind: 'reverted', data: error.data, reason: error.reason };
+  if (error instanceof CallRevertedError) return { kind: 'reverted', data: compactBytes(error.data), reason: error.reason };
   if (error instanceof CallFailedError) return { kind: 'failed', message: error.message };
   return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
 }

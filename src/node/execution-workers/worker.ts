@@ -15,11 +15,11 @@ import { estimateGas, ethCall } from '../../evm/call.js';
 import { CodeCache } from '../../evm/code-cache.js';
 import { VmPool } from '../../evm/vm-pool.js';
 import { ChainProvider } from '../../provider/index.js';
-import type { DebugBackend } from '../../rpc/debug/index.js';
+import type { BlockTraceEntry, DebugBackend } from '../../rpc/debug/index.js';
 import { SharedStateReader } from '../../store/index.js';
 import { TraceService } from '../../trace/service/index.js';
 import { NodeDebugBackend } from '../debug-backend.js';
-import { failureOf, type Task, type TaskReply, type TraceCall, type WorkerSetup } from './protocol.js';
+import { compactBytes, failureOf, type Task, type TaskReply, type TraceCall, type WorkerSetup } from './protocol.js';
 
 /** Niceness of a worker thread: block production and the consensus RPC win the CPU from it. */
 const WORKER_NICENESS = 10;
@@ -57,27 +57,34 @@ function debugBackend(): DebugBackend {
   return debug;
 }
 
-function trace(call: TraceCall): Promise<unknown> {
+/** Block traces with compact transaction hashes; their results are JSON already (walking them would cost as much as the clone). */
+function compactEntries(entries: BlockTraceEntry[] | undefined): BlockTraceEntry[] | undefined {
+  return entries?.map((entry) => ({ txHash: compactBytes(entry.txHash), result: entry.result }));
+}
+
+/** Runs one debug_ call; the answer is ready to post. */
+async function trace(call: TraceCall): Promise<unknown> {
   const backend = debugBackend();
   switch (call.method) {
     case 'traceTransaction':
       return backend.traceTransaction(...call.args);
     case 'traceBlockByNumber':
-      return backend.traceBlockByNumber(...call.args);
+      return compactEntries(await backend.traceBlockByNumber(...call.args));
     case 'traceBlockByHash':
-      return backend.traceBlockByHash(...call.args);
+      return compactEntries(await backend.traceBlockByHash(...call.args));
     case 'traceCall':
       return backend.traceCall(...call.args);
     case 'traceStateAccess':
-      return backend.traceStateAccess(...call.args);
+      return compactBytes(await backend.traceStateAccess(...call.args));
   }
 }
 
+/** Runs one task; the answer is ready to post. */
 async function execute(task: Task): Promise<unknown> {
   if (task.kind === 'trace') return trace(task);
   const view = app.storedView(task.height);
   const env = { common: app.common, vms, view, block: task.block, gasCap: setup.gasCap };
-  return task.kind === 'call' ? ethCall(env, task.request, task.overrides) : estimateGas(env, task.request, task.overrides);
+  return task.kind === 'call' ? compactBytes(await ethCall(env, task.request, task.overrides)) : estimateGas(env, task.request, task.overrides);
 }
 
 port.on('message', (task: Task) => {
