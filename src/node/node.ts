@@ -213,6 +213,8 @@ export class StrataNode {
         app.useCallExecutor(undefined);
         await Promise.all([workers.calls.close(), workers.traces.close()]);
       });
+      // Serve only once the workers can take calls: a call must not spend its timeout waiting for one to load.
+      await Promise.all([workers.calls.ready(), workers.traces.ready()]);
       const stored = store.latestHeight() ?? 0;
       const resume = await reconcileWithBlockStore(app, store, paths, logger);
       await replayStoredBlocks(app, store, logger);

@@ -33,6 +33,17 @@ function call(home: TestHome, method: string, params: unknown[]): Promise<RpcAns
   return post(home, { jsonrpc: '2.0', id: 1, method, params }) as Promise<RpcAnswer>;
 }
 
+/** Calls until answered without error (at most 10 s): workers stopped at a deadline are replaced, and a replacement takes a moment to load. */
+async function onceReplaced(home: TestHome, method: string, params: unknown[]): Promise<RpcAnswer> {
+  let answer: RpcAnswer = {};
+  for (let attempt = 0; attempt < 40; attempt++) {
+    answer = await call(home, method, params);
+    if (answer.error === undefined) return answer;
+    await sleep(250);
+  }
+  return answer;
+}
+
 async function height(home: TestHome): Promise<number> {
   const status = (await (await fetch(`http://127.0.0.1:${home.rpc}/status`)).json()) as { result: { sync_info: { latest_block_height: string } } };
   return Number(status.result.sync_info.latest_block_height);
@@ -104,12 +115,32 @@ t.test('a flood of looping calls and traces leaves block production and /status 
   t.ok(maxLatency < 1500, `/status answered within 1.5 s throughout (slowest ${maxLatency.toFixed(0)} ms over ${latencies.length} requests)`);
 
   // The workers that were stopped were replaced: calls and traces work again, with the right answers.
-  const returned = await call(home, 'eth_call', [{ data: '0x600160005260206000f3' }, 'latest']);
+  const returned = await onceReplaced(home, 'eth_call', [{ data: '0x600160005260206000f3' }, 'latest']);
   t.equal(returned.result, `0x${'0'.repeat(63)}1`, 'eth_call runs creation code and returns what it returns');
   const estimate = await call(home, 'eth_estimateGas', [{ from: '0x0000000000000000000000000000000000000001', to: '0x000000000000000000000000000000000000abcd', value: '0x0' }]);
   t.equal(estimate.result, '0x5208', 'a plain transfer is estimated at 21000');
-  const traced = await call(home, 'debug_traceCall', [{ data: '0x600160005260206000f3' }, 'latest', { tracer: 'callTracer' }]);
+  const traced = await onceReplaced(home, 'debug_traceCall', [{ data: '0x600160005260206000f3' }, 'latest', { tracer: 'callTracer' }]);
   t.match(traced.result, { type: 'CREATE', output: '0x0000000000000000000000000000000000000000000000000000000000000001' }, 'a callTracer trace of the same call');
+});
+
+t.test('calls beyond what the workers can queue are refused at once as a limit (-32005)', async (t) => {
+  const home = await initHome(t, BLOCK_MS);
+  const config = await loadConfig(home.home);
+  const evm = { ...config.app.evm, executionWorkers: 1, rpcEvmTimeout: Duration.parse('1s') };
+  writeFileSync(join(home.home, 'config', 'app.toml'), renderAppToml({ ...config.app, evm }));
+  const node = await startNode(t, home);
+  t.teardown(() => node.stop());
+  while ((await height(home)) < 1) await sleep(50);
+  // One worker queues 256 calls; five more run at most (the base worker and four added).
+  const batch = Array.from({ length: 400 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_call', params: [{ data: LOOP }, 'latest'] }));
+  const answers = (await post(home, batch)) as RpcAnswer[];
+  const busy = answers.filter((a) => a.error?.code === -32005);
+  const timedOut = answers.filter((a) => a.error?.message === 'execution aborted (timeout = 1s)');
+  t.equal(busy.length + timedOut.length, 400, 'every looping call is refused or stopped');
+  t.ok(busy.length >= 400 - 256 - 5, `the calls past the queue are refused (${busy.length} refused, ${timedOut.length} stopped)`);
+  t.match(busy[0]?.error?.message, /^call rejected: every execution worker is busy and 256 calls are queued; retry later or raise execution-workers$/);
+  const after = await onceReplaced(home, 'eth_call', [{ data: '0x600160005260206000f3' }, 'latest']);
+  t.same(after, { jsonrpc: '2.0', id: 1, result: `0x${'0'.repeat(63)}1` }, 'calls work again afterwards');
 });
 
 t.test('a trace timeout above max-trace-timeout is refused before anything runs', async (t) => {
@@ -135,7 +166,7 @@ t.test('before the first block, calls run on a worker against the genesis state'
   const readBalance = `0x73${funded.slice(2)}3160005260206000f3`;
   const seen = await call(home, 'eth_call', [{ data: readBalance }, 'latest']);
   t.ok(BigInt(balance) > 0n, 'the account is funded at genesis');
-  t.equal(BigInt(seen.result as string), BigInt(balance), 'the call sees the genesis balance');
+  t.same(seen, { jsonrpc: '2.0', id: 1, result: `0x${BigInt(balance).toString(16).padStart(64, '0')}` }, 'the call sees the genesis balance');
   const started = performance.now();
   const looping = call(home, 'eth_call', [{ data: LOOP }, 'latest']);
   await sleep(300);

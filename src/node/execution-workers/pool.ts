@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 import type { Logger } from '../../log/logger.js';
-import { compactBytes, errorOf, type Task, type TaskBody, type TaskReply, type WorkerSetup } from './protocol.js';
+import { WORKER_READY, compactBytes, errorOf, type Task, type TaskBody, type WorkerMessage, type WorkerSetup } from './protocol.js';
 
 /** How many workers and how many tasks may wait. */
 export interface WorkerPoolOptions {
@@ -52,8 +52,8 @@ interface Slot {
   running: Pending | undefined;
   /** Set while a worker beyond the base size is idle: it leaves when this fires. */
   retire: NodeJS.Timeout | undefined;
-  /** True while the slot waits to restart a worker that died: it takes no task. */
-  down: boolean;
+  /** False while its worker starts (it takes no task until it says it is ready). */
+  ready: boolean;
 }
 
 const DEFAULT_HEAP_MIB = 512;
@@ -100,11 +100,18 @@ export class WorkerPool {
   readonly #queue: Pending[] = [];
   #nextId = 1;
   #closed = false;
+  readonly #readyWaiters: Array<() => void> = [];
 
   constructor(setup: WorkerSetup, options: WorkerPoolOptions) {
     this.#setup = setup;
     this.#options = options;
     for (let i = 0; i < Math.max(1, options.workers); i++) this.#addSlot();
+  }
+
+  /** Resolves once every worker has started (loaded its code and made a VM). */
+  ready(): Promise<void> {
+    if (this.#slots.every((slot) => slot.ready)) return Promise.resolve();
+    return new Promise((resolve) => this.#readyWaiters.push(resolve));
   }
 
   /** Worker threads running now. */
@@ -125,7 +132,7 @@ export class WorkerPool {
   /** Runs `body` on a worker within `deadline`; throws PoolFullError when the queue is full. */
   run(body: TaskBody, deadline: Deadline): Promise<unknown> {
     if (this.#closed) return Promise.reject(new Error('the node is shutting down'));
-    const idle = this.#slots.find((slot) => slot.running === undefined && !slot.down);
+    const idle = this.#slots.find((slot) => slot.running === undefined && slot.ready);
     if (idle === undefined && this.#queue.length >= this.#options.maxQueued) return Promise.reject(new PoolFullError(this.#queue.length));
     return new Promise((resolve, reject) => {
       const task = { ...compactBytes(body), id: this.#nextId++ } as Task;
@@ -142,6 +149,7 @@ export class WorkerPool {
     this.#closed = true;
     const closing = new Error('the node is shutting down');
     for (const pending of this.#queue.splice(0)) this.#settle(pending, closing);
+    for (const resolve of this.#readyWaiters.splice(0)) resolve();
     for (const slot of this.#slots) {
       if (slot.running) this.#settle(slot.running, closing);
       slot.running = undefined;
@@ -151,7 +159,7 @@ export class WorkerPool {
   }
 
   #addSlot(): Slot {
-    const slot: Slot = { worker: this.#spawn(), running: undefined, retire: undefined, down: false };
+    const slot: Slot = { worker: this.#spawn(), running: undefined, retire: undefined, ready: false };
     this.#watch(slot);
     this.#slots.push(slot);
     return slot;
@@ -170,8 +178,9 @@ export class WorkerPool {
   #growIfStuck(): void {
     if (this.#closed || this.#queue.length === 0 || this.#slots.length >= this.#options.maxWorkers) return;
     const now = performance.now();
-    const stuck = this.#slots.every((slot) => slot.down || (slot.running?.startedAt !== undefined && now - slot.running.startedAt >= LONG_TASK_MS));
-    if (stuck) this.#next(this.#addSlot());
+    // A worker still starting will take a task soon: only workers busy with long tasks count.
+    const stuck = this.#slots.every((slot) => slot.running?.startedAt !== undefined && now - slot.running.startedAt >= LONG_TASK_MS);
+    if (stuck) this.#addSlot();
   }
 
   /** Hands the next waiting task to an idle worker; an idle one beyond the base size leaves later. */
@@ -226,13 +235,11 @@ export class WorkerPool {
       this.#slots.splice(this.#slots.indexOf(slot), 1);
       return;
     }
-    slot.down = true;
+    slot.ready = false;
     const restart = (): void => {
       if (this.#closed) return;
-      slot.down = false;
       slot.worker = this.#spawn();
       this.#watch(slot);
-      this.#next(slot);
     };
     if (pauseMs > 0) setTimeout(restart, pauseMs).unref();
     else restart();
@@ -247,7 +254,13 @@ export class WorkerPool {
   #watch(slot: Slot): void {
     const worker = slot.worker;
     const startedAt = Date.now();
-    worker.on('message', (reply: TaskReply) => {
+    worker.on('message', (reply: WorkerMessage) => {
+      if (reply === WORKER_READY) {
+        slot.ready = true;
+        this.#next(slot);
+        if (this.#slots.every((s) => s.ready)) for (const resolve of this.#readyWaiters.splice(0)) resolve();
+        return;
+      }
       const pending = slot.running;
       if (pending === undefined || pending.task.id !== reply.id) return;
       slot.running = undefined;

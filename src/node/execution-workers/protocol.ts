@@ -80,6 +80,12 @@ export function compactBytes<T>(value: T): T {
   return value;
 }
 
+/** What a worker posts once it has loaded and made its first VM, before any reply. */
+export const WORKER_READY = 'ready';
+
+/** Everything a worker posts. */
+export type WorkerMessage = TaskReply | typeof WORKER_READY;
+
 /** The failure `error` is, for the reply. */
 export function failureOf(error: unknown): TaskFailure {
   if (error instanceof CallRevertedError) return { kind: 'reverted', data: compactBytes(error.data), reason: error.reason };

@@ -19,7 +19,7 @@ import type { BlockTraceEntry, DebugBackend } from '../../rpc/debug/index.js';
 import { SharedStateReader } from '../../store/index.js';
 import { TraceService } from '../../trace/service/index.js';
 import { NodeDebugBackend } from '../debug-backend.js';
-import { compactBytes, failureOf, type Task, type TaskReply, type TraceCall, type WorkerSetup } from './protocol.js';
+import { WORKER_READY, compactBytes, failureOf, type Task, type TaskReply, type TraceCall, type WorkerSetup } from './protocol.js';
 
 /** Niceness of a worker thread: block production and the consensus RPC win the CPU from it. */
 const WORKER_NICENESS = 10;
@@ -86,6 +86,9 @@ async function execute(task: Task): Promise<unknown> {
   const env = { common: app.common, vms, view, block: task.block, gasCap: setup.gasCap };
   return task.kind === 'call' ? compactBytes(await ethCall(env, task.request, task.overrides)) : estimateGas(env, task.request, task.overrides);
 }
+
+// A VM made now is one the first call does not wait for; then the pool may send tasks.
+void vms.run(app.storedView(0), async () => undefined).then(() => port.postMessage(WORKER_READY));
 
 port.on('message', (task: Task) => {
   void execute(task).then(
