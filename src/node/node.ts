@@ -299,6 +299,11 @@ export class StrataNode {
       registerMetricsRoute(metrics, () => [
         { name: 'strata_block_height', help: 'Latest committed block height.', type: 'gauge', value: app.height() },
         { name: 'strata_mempool_size', help: 'Transactions in the mempool.', type: 'gauge', value: mempool.size },
+        ...(['calls', 'traces'] as const).flatMap((pool) => [
+          { name: 'strata_execution_workers', help: 'Execution worker threads running.', type: 'gauge' as const, value: workers[pool].size, labels: { pool } },
+          { name: 'strata_execution_tasks_running', help: 'Calls or traces running on execution workers.', type: 'gauge' as const, value: workers[pool].running, labels: { pool } },
+          { name: 'strata_execution_tasks_queued', help: 'Calls or traces waiting for an execution worker.', type: 'gauge' as const, value: workers[pool].queued, labels: { pool } },
+        ]),
       ]);
 
       const ports: BoundPorts = {

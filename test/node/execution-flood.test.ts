@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { Duration, loadConfig, renderAppToml } from '../../src/config/index.js';
+import { Duration, loadConfig, renderAppToml, renderConfigToml } from '../../src/config/index.js';
 import { initHome, startNode, type TestHome } from './fixtures/node-process.js';
 
 const BLOCK_MS = 300;
@@ -54,6 +54,9 @@ t.test('a flood of looping calls and traces leaves block production and /status 
   const config = await loadConfig(home.home);
   const evm = { ...config.app.evm, executionWorkers: 1, rpcEvmTimeout: Duration.parse('1s'), maxTraceTimeout: Duration.parse('2s') };
   writeFileSync(join(home.home, 'config', 'app.toml'), renderAppToml({ ...config.app, evm }));
+  const instrumentation = { ...config.node.instrumentation, prometheus: true };
+  writeFileSync(join(home.home, 'config', 'config.toml'), renderConfigToml({ ...config.node, instrumentation }));
+  const metricsUrl = `http://127.0.0.1:${instrumentation.prometheusListenAddr.port}/metrics`;
   const node = await startNode(t, home);
   t.teardown(() => node.stop());
   while ((await height(home)) < 2) await sleep(50);
@@ -74,6 +77,7 @@ t.test('a flood of looping calls and traces leaves block production and /status 
   })();
 
   const batch = Array.from({ length: 20 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_call', params: [{ data: LOOP }, 'latest'] }));
+  const duringFlood = sleep(500).then(async () => (await fetch(metricsUrl)).text());
   const floodStarted = performance.now();
   let batchMs = 0;
   const flood = await Promise.all([
@@ -87,7 +91,15 @@ t.test('a flood of looping calls and traces leaves block production and /status 
   ]);
   await sleep(1000);
   watching = false;
+
   await watcher;
+
+  const metrics = await duringFlood;
+  const sample = (name: string, pool: string) => Number(new RegExp(`^${name}\\{pool="${pool}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? -1);
+  t.ok(sample('strata_execution_tasks_running', 'calls') >= 1, 'the metrics show calls running on workers during the flood');
+  t.ok(sample('strata_execution_workers', 'calls') >= 1 && sample('strata_execution_workers', 'calls') <= 5, 'and at most the base worker and four more');
+  t.ok(sample('strata_execution_tasks_queued', 'calls') >= 0, 'and how many calls wait');
+  t.ok(sample('strata_execution_tasks_running', 'traces') >= 1, 'and traces running on workers');
 
   const [batchAnswers, ...singles] = flood as [RpcAnswer[], ...RpcAnswer[]];
   const calls = [...batchAnswers, ...singles.slice(0, 9)];

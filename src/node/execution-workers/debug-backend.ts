@@ -35,11 +35,6 @@ export class WorkerDebugBackend implements DebugBackend {
     this.#deadline = { ms: limits.maxTimeoutMs * REQUEST_BACKSTOP_FACTOR, error: () => new TraceError('execution timeout') };
   }
 
-  /** Traces running on workers now. */
-  get running(): number {
-    return this.#gate.running;
-  }
-
   latestHeight(): number {
     return this.chain.blocks.latestHeight();
   }
