@@ -66,6 +66,7 @@ std::unique_ptr<CommitStore> CommitStore::Open(const std::string& memiavl_dir, c
   if (options.flatkv_enabled) {
     FlatKvOptions flatkv_options = options.flatkv;
     flatkv_options.read_only = options.memiavl.read_only;
+    flatkv_options.cut_damaged_changelog = options.memiavl.cut_damaged_changelog;
     impl->flatkv = FlatKvStore::Open(flatkv_dir, flatkv_options);
     const int64_t tree_version = impl->memiavl->Version();
     const int64_t flat_version = impl->flatkv->Version();

@@ -77,11 +77,11 @@ std::string SnapshotRemedy(const std::string& memiavl_dir) {
 
 }  // namespace
 
-std::string RollbackToIntactCommand(const std::string& memiavl_dir) {
-  // A node keeps memiavl in <home>/data/committer.db; elsewhere the home is not known here.
-  const fs::path dir = fs::absolute(fs::path(memiavl_dir)).lexically_normal();
+std::string RollbackToIntactCommand(const std::string& store_dir, const std::string& store_name) {
+  // A node keeps its SC stores in <home>/data/<store>; elsewhere the home is not known here.
+  const fs::path dir = fs::absolute(fs::path(store_dir)).lexically_normal();
   const fs::path data = dir.has_filename() ? dir.parent_path() : dir.parent_path().parent_path();
-  const bool in_home = (dir.has_filename() ? dir.filename() : dir.parent_path().filename()) == "committer.db" &&
+  const bool in_home = (dir.has_filename() ? dir.filename() : dir.parent_path().filename()) == store_name &&
                        data.filename() == "data";
   return "stratad rollback --to-intact --home " + (in_home ? data.parent_path().string() : std::string("<node home>"));
 }
@@ -309,7 +309,7 @@ void MemIavlDb::ThrowDamagedChangelog(const ChangelogCorruption& e) const {
   }
   throw Error(ErrorCode::kCorruption,
               "memiavl changelog segment " + e.path() + " is damaged at byte " + std::to_string(e.offset()) +
-                  ": the entry there fails its checksum, so memiavl is intact only up to " + intact +
+                  ": the entry there fails its checks (its length or checksum does not match its bytes), so memiavl is intact only up to " + intact +
                   ". Stop the node and run `" + RollbackToIntactCommand(dir_) +
                   "`: it cuts the changelog at the damaged entry and rolls the state commitment (memiavl and FlatKV) "
                   "back to that version; the next start re-executes the later blocks from the block store");

@@ -38,9 +38,10 @@
 
 namespace strata::sc {
 
-/// The command that recovers the node owning `memiavl_dir` from a damaged changelog
+/// The command that recovers the node owning `store_dir` (memiavl's `data/committer.db`, or
+/// `data/<store_name>` for another SC store) from a damaged changelog
 /// (`stratad rollback --to-intact --home <home>`).
-std::string RollbackToIntactCommand(const std::string& memiavl_dir);
+std::string RollbackToIntactCommand(const std::string& store_dir, const std::string& store_name = "committer.db");
 
 /// The memiavl database. Calls are serialised by the caller (one writer thread).
 class MemIavlDb {
