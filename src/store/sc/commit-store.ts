@@ -40,9 +40,10 @@ export interface CommitStoreOptions {
   /** Pace snapshot writing (`sc-snapshot-write-rate-mbps`; 0 = unlimited, the default here). */
   snapshotWriteRateMbps?: number;
   /**
-   * Repair mode of `stratad rollback --to-intact`: cut memiavl's or FlatKV's changelog at a damaged entry
-   * and bring memiavl and FlatKV back to the last version both reach, instead of refusing to
-   * open with a CorruptionError. Discards committed versions; never for a running node.
+   * Repair mode of `stratad rollback --to-intact`: cut memiavl's or FlatKV's changelog at a
+   * damaged entry and bring memiavl and FlatKV back to the last version both reach, instead of
+   * refusing to open with a CorruptionError. Discards committed versions; never for a running
+   * node.
    */
   cutDamagedChangelog?: boolean;
 }
