@@ -271,7 +271,9 @@ std::vector<std::pair<std::string, std::string>> CommitStore::Range(std::string_
 CommitResult CommitStore::Rollback(int64_t target) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   impl_->CheckOpen();
-  // FlatKV first: if it cannot reach the target, nothing has changed yet.
+  // FlatKV first: if it cannot reach the target, nothing has changed yet. A target memiavl
+  // refuses outright is refused before FlatKV moves.
+  impl_->memiavl->CheckRollbackTarget(target);
   std::optional<std::string> lattice;
   if (impl_->flatkv) {
     impl_->JoinFlatKvPrep();

@@ -11,6 +11,9 @@ import { InvalidArgumentError, StoreClosedError, toStoreError } from '../errors.
 import { native, type NativeCommitResult, type NativeCommitStore, type NativeSnapshotStats } from '../native.js';
 import type { NamedChangeset, Version } from '../state-store.js';
 
+/** Read once: only the kill -9 tests set it. */
+const SC_CRASH_AT = process.env.STRATA_TEST_CRASH_AT;
+
 /** The directory of memiavl under a node home's data directory. */
 export function memiavlDir(dataDir: string): string {
   return join(dataDir, 'committer.db');
@@ -134,6 +137,9 @@ export class CommitStore {
   async commit(): Promise<CommitInfo> {
     const info = toCommitInfo(await call(() => this.native.commit()));
     this.#version = info.version;
+    // The kill -9 tests' hook (STRATA_TEST_CRASH_AT, validated by node/producer.ts): the
+    // window between this commit and the state store's apply of the same version.
+    if (SC_CRASH_AT !== undefined && SC_CRASH_AT === `after-sc-commit@${info.version}`) process.kill(process.pid, 'SIGKILL');
     return info;
   }
 

@@ -736,6 +736,19 @@ std::pair<uint64_t, double> MemIavlDb::LastSnapshotStats() const {
 
 // ---- rollback -------------------------------------------------------------------------------
 
+void MemIavlDb::CheckRollbackTarget(int64_t target) const {
+  // Version 0 is the empty state before the first commit. Only a database holding nothing
+  // but its first version goes back there (a crash before the rest of the node recorded that
+  // first block); with more history, the changelog's first entries may be gone.
+  const int64_t first = trees_->initial_version > 1 ? trees_->initial_version : 1;
+  if (target == 0 && version_ == first) return;
+  if (target < 1 || target > version_) {
+    throw Error(ErrorCode::kInvalidArgument, "cannot roll back memiavl to version " + std::to_string(target) +
+                                                 ": choose a version from 1 to the latest, " + std::to_string(version_) +
+                                                 " (or 0 while only the first version is committed)");
+  }
+}
+
 std::vector<StoreInfo> MemIavlDb::Rollback(int64_t target) {
   CheckWritable();
   if (job_ && job_->thread.joinable()) job_->thread.join();
@@ -744,10 +757,7 @@ std::vector<StoreInfo> MemIavlDb::Rollback(int64_t target) {
   if (!staged_.empty()) {
     throw Error(ErrorCode::kInvalidArgument, "memiavl cannot roll back with uncommitted changes staged; reopen the database first");
   }
-  if (target < 1 || target > version_) {
-    throw Error(ErrorCode::kInvalidArgument, "cannot roll back memiavl to version " + std::to_string(target) +
-                                                 ": choose a version from 1 to the latest, " + std::to_string(version_));
-  }
+  CheckRollbackTarget(target);
   if (target == version_) return last_commit_info_;
 
   const std::vector<int64_t> snapshots = SnapshotVersions();
@@ -794,7 +804,12 @@ std::vector<StoreInfo> MemIavlDb::Rollback(int64_t target) {
     if (ec) throw Error(ErrorCode::kIo, "cannot remove snapshot " + SnapshotDirName(v) + ": " + ec.message());
   }
   SyncDirectory(dir_);
-  if (index_delta_known_) changelog_->TruncateAfter(IndexOf(target));
+  if (target == 0) {
+    // Back to empty: every entry goes, and the first version is logged at the same index again.
+    changelog_->TruncateAfter(changelog_->first_index() - 1);
+  } else if (index_delta_known_) {
+    changelog_->TruncateAfter(IndexOf(target));
+  }
 
   trees_ = std::move(trees);
   version_ = target;

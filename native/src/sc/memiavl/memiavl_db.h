@@ -86,6 +86,9 @@ class MemIavlDb {
   /// snapshot plus the changelog still covers), discarding later versions on disk: the
   /// changelog after it and the snapshots above it. Returns the store infos at `target`.
   std::vector<StoreInfo> Rollback(int64_t target);
+  /// Throws kInvalidArgument unless Rollback can be asked for `target`: a committed version,
+  /// or 0 (empty, before the first version) while only the first version is committed.
+  void CheckRollbackTarget(int64_t target) const;
 
   /// Streams the committed state (no staged changes allowed) in IAVL export order.
   void Export(MemIavlExportSink& sink) const;
