@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "encoding.h"
 #include "strata/changelog_entry.h"
@@ -59,23 +60,63 @@ void WriteAll(int fd, const char* data, size_t n, const std::string& path) {
 
 enum class FrameState { kGood, kTorn, kDamaged };
 
-// Checks the frame at `pos`. A crash mid-append can leave only the last frame bad: the file
-// ends inside it, or it reaches exactly to the end with a bad checksum (data not yet on disk
-// when the size was), or the tail is zero-filled. Anything else is damage to written data.
+// Size of the complete entry that starts at `payload`, read from its own structure (not from
+// the frame's length field); nullopt when `payload` holds no complete entry: it ends inside
+// one, or its bytes are not an entry at all.
+std::optional<size_t> CompleteEntrySize(std::string_view payload) {
+  size_t pos = 0;
+  auto take = [&](size_t n) {
+    if (payload.size() - pos < n) return false;
+    pos += n;
+    return true;
+  };
+  auto u32 = [&](uint32_t* out) {
+    if (payload.size() - pos < 4) return false;
+    *out = encoding::DecodeFixed32LE(payload.data() + pos);
+    pos += 4;
+    return true;
+  };
+  uint32_t changesets = 0;
+  if (!take(8) || !u32(&changesets)) return std::nullopt;
+  for (uint32_t c = 0; c < changesets; ++c) {
+    uint32_t name_len = 0;
+    uint32_t pairs = 0;
+    if (!u32(&name_len) || !take(name_len) || !u32(&pairs)) return std::nullopt;
+    for (uint32_t p = 0; p < pairs; ++p) {
+      if (pos == payload.size()) return std::nullopt;
+      const auto kind = static_cast<uint8_t>(payload[pos++]);
+      if (kind > 1) return std::nullopt;
+      uint32_t n = 0;
+      if (!u32(&n) || !take(n)) return std::nullopt;
+      if (kind == 0 && (!u32(&n) || !take(n))) return std::nullopt;
+    }
+  }
+  return pos;
+}
+
+// Checks the frame at `pos`. A crash mid-append (the header and payload are written in that
+// order) leaves the file ending inside the last frame: fewer bytes than the entry needs. A
+// filesystem that grew the file before its data landed (power loss) leaves zeros. Both are a
+// torn tail: the entry was never synced, so never acknowledged. Bytes that do hold a complete
+// entry and still fail the check were written, synced and acknowledged, then damaged: a
+// checksum mismatch over the full length, or a length field that disagrees with the complete
+// entry behind it (proved by the entry's own structure ending inside the file and its bytes
+// matching the stored checksum).
 FrameState CheckFrame(std::string_view data, size_t pos, uint32_t* len_out) {
   const size_t rest = data.size() - pos;
   if (rest < kFrameHeader) return FrameState::kTorn;
   const uint32_t len = encoding::DecodeFixed32LE(data.data() + pos);
+  const uint32_t crc = encoding::DecodeFixed32LE(data.data() + pos + 4);
+  const std::string_view present = data.substr(pos + kFrameHeader);
   *len_out = len;
-  if (len >= kMinPayload && rest - kFrameHeader >= len &&
-      encoding::DecodeFixed32LE(data.data() + pos + 4) == Crc(data.substr(pos + kFrameHeader, len))) {
-    return FrameState::kGood;
-  }
-  if (rest - kFrameHeader <= len) return FrameState::kTorn;
+  if (len >= kMinPayload && present.size() >= len && crc == Crc(present.substr(0, len))) return FrameState::kGood;
   if (std::all_of(data.begin() + static_cast<std::ptrdiff_t>(pos), data.end(), [](char c) { return c == 0; })) {
     return FrameState::kTorn;
   }
-  return FrameState::kDamaged;
+  if (present.size() >= len) return FrameState::kDamaged;
+  const std::optional<size_t> complete = CompleteEntrySize(present);
+  if (complete && crc == Crc(present.substr(0, *complete))) return FrameState::kDamaged;
+  return FrameState::kTorn;
 }
 
 }  // namespace

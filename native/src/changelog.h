@@ -4,8 +4,10 @@
 // framed as u32 length | u32 crc32 | payload (little-endian). Indexes are 1-based and
 // contiguous. On open the last segment is scanned and a torn tail (a frame cut short by a
 // crash) is truncated at the last good entry. Only the last frame of the last segment can be
-// torn: a bad frame followed by more data, or in an older segment, is corruption
-// (ChangelogCorruption), because entries after it were written, and synced, after it.
+// torn, and only when the file ends inside its entry (or the tail is zero-filled): a bad frame
+// followed by more data, one in an older segment, and a last frame whose complete entry is in
+// the file (a checksum failure over its full length, or a damaged length field) are
+// corruption (ChangelogCorruption), because those bytes were written and synced.
 #pragma once
 
 #include <cstdint>

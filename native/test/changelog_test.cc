@@ -384,17 +384,101 @@ TEST(Changelog, AppendedGarbageIsCut) {
   EXPECT_EQ(ReplayedVersions(log, 0), (std::vector<uint64_t>{1, 2, 3}));
 }
 
-TEST(Changelog, ChecksumMismatchInLastFrameIsCut) {
+// The last entry was written in full (and synced, so acknowledged): a byte of it flipped
+// afterwards is damage, never a torn tail to drop.
+TEST(Changelog, ChecksumMismatchInTheCompleteLastFrameIsCorruption) {
   test::TempDir dir;
   {
     Changelog log(dir.path());
     AppendVersions(log, 1, 3);
   }
-  FlipByte(SegmentPath(dir.path(), 1), 2 * kFrameSize + kFrameHeader + 14);
+  const std::string segment = SegmentPath(dir.path(), 1);
+  FlipByte(segment, 2 * kFrameSize + kFrameHeader + 14);
+  try {
+    Changelog log(dir.path());
+    ADD_FAILURE() << "a damaged complete last entry was accepted";
+  } catch (const ChangelogCorruption& e) {
+    EXPECT_EQ(e.path(), segment);
+    EXPECT_EQ(e.offset(), 2 * kFrameSize);
+    EXPECT_EQ(e.index(), 3u);
+    EXPECT_EQ(e.code(), ErrorCode::kCorruption);
+  }
+  EXPECT_EQ(fs::file_size(segment), 3 * kFrameSize);  // nothing was cut
+}
+
+// A damaged length field of the last entry makes the frame look longer than the file (as a
+// torn tail does) or shorter; either way the complete entry behind it proves it was written.
+TEST(Changelog, DamagedLengthOfTheLastEntryIsCorruption) {
+  for (const uint64_t byte : {0, 1, 2, 3}) {
+    for (const int delta : {+1, -1}) {
+      test::TempDir dir;
+      {
+        Changelog log(dir.path());
+        AppendVersions(log, 1, 3);
+      }
+      const std::string segment = SegmentPath(dir.path(), 1);
+      {
+        std::fstream f(segment, std::ios::binary | std::ios::in | std::ios::out);
+        f.seekg(static_cast<std::streamoff>(2 * kFrameSize + byte));
+        char c = 0;
+        f.get(c);
+        f.seekp(static_cast<std::streamoff>(2 * kFrameSize + byte));
+        f.put(static_cast<char>(static_cast<unsigned char>(c) + delta));
+        ASSERT_TRUE(f.good());
+      }
+      try {
+        Changelog log(dir.path());
+        ADD_FAILURE() << "length byte " << byte << " changed by " << delta << " was read as a torn tail";
+      } catch (const ChangelogCorruption& e) {
+        EXPECT_EQ(e.path(), segment);
+        EXPECT_EQ(e.offset(), 2 * kFrameSize);
+        EXPECT_EQ(e.index(), 3u);
+      }
+      EXPECT_EQ(fs::file_size(segment), 3 * kFrameSize);
+      // A reader that tolerates a torn tail must not tolerate this either.
+      EXPECT_STRATA_ERROR(Changelog::ReadOnlyReplay(dir.path(), 0, UINT64_MAX, [](std::string_view) {}),
+                          ErrorCode::kCorruption);
+    }
+  }
+}
+
+// A crash mid-append stops the file anywhere inside the last frame: every such cut is a torn
+// tail, repaired silently, whatever entry it cuts.
+TEST(Changelog, EveryCutInsideTheLastFrameIsATornTail) {
+  const std::string big = EncodeChangelogEntry(4, {{"bank", {{"k1", "v1"}, {"k2", std::nullopt}}}, {"evm", {{"k3", std::string(40, 'x')}}}});
+  const uint64_t big_frame = kFrameHeader + big.size();
+  for (uint64_t keep = 1; keep < big_frame; ++keep) {
+    test::TempDir dir;
+    {
+      Changelog log(dir.path());
+      AppendVersions(log, 1, 3);
+      log.Append(big);
+    }
+    const std::string segment = SegmentPath(dir.path(), 1);
+    fs::resize_file(segment, 3 * kFrameSize + keep);
+    std::vector<uint64_t> read_only;
+    Changelog::ReadOnlyReplay(dir.path(), 0, UINT64_MAX,
+                              [&](std::string_view e) { read_only.push_back(ChangelogEntryVersion(e)); });
+    EXPECT_EQ(read_only, (std::vector<uint64_t>{1, 2, 3})) << "cut at " << keep;
+    Changelog log(dir.path());
+    EXPECT_EQ(log.repaired_bytes(), keep) << "cut at " << keep;
+    EXPECT_EQ(log.last_index(), 3u);
+    EXPECT_EQ(fs::file_size(segment), 3 * kFrameSize);
+  }
+}
+
+// A filesystem that grew the file before the data reached the disk (power loss) leaves
+// zeros: nothing of that entry was written, so it is a torn tail.
+TEST(Changelog, ZeroFilledTailIsCut) {
+  test::TempDir dir;
+  {
+    Changelog log(dir.path());
+    AppendVersions(log, 1, 2);
+  }
+  AppendBytes(SegmentPath(dir.path(), 1), std::string(kFrameSize, '\0'));
   Changelog log(dir.path());
   EXPECT_EQ(log.repaired_bytes(), kFrameSize);
   EXPECT_EQ(log.last_index(), 2u);
-  EXPECT_EQ(ReplayedVersions(log, 0), (std::vector<uint64_t>{1, 2}));
 }
 
 TEST(Changelog, ForeignFilesInTheDirectoryAreIgnored) {

@@ -717,6 +717,73 @@ TEST(FlatKvDurability, LostChangelogIsReportedAsCorruption) {
   EXPECT_STRATA_ERROR(FlatKvStore::Open(dir.path(), Options()), ErrorCode::kCorruption);
 }
 
+// A byte flipped in a synced FlatKV changelog entry: the open names the segment and the
+// remedy; the remedy's open (cut_damaged_changelog) cuts there and rolls back to the last
+// intact entry's version, with the rows and hash that version had; history then goes on.
+TEST(FlatKvDurability, DamagedChangelogEntryNamesTheFileAndTheRemedyWhichRollsBackToTheIntactVersion) {
+  TempDir dir, twin_dir;
+  const std::string root = (fs::path(dir.path()) / "data" / "flatkv").string();
+  auto block = [](int64_t v) { return std::vector<Op>{{StorageKey(1, static_cast<int>(v)), "v" + std::to_string(v)}, {NonceKey(2), Be64(static_cast<uint64_t>(v))}}; };
+  {
+    auto store = FlatKvStore::Open(root, Options(4));
+    for (int64_t v = 1; v <= 10; ++v) {
+      Stage(*store, block(v));
+      store->Commit(v);
+    }
+    store->Close();
+  }
+  auto twin = FlatKvStore::Open(twin_dir.path(), Options());
+  for (int64_t v = 1; v <= 6; ++v) {
+    Stage(*twin, block(v));
+    twin->Commit(v);
+  }
+  // Damage the payload of entry 7 (version 7).
+  const std::string segment = (fs::path(root) / "changelog" / "00000000000000000001").string();
+  std::string data;
+  {
+    std::ifstream in(segment, std::ios::binary);
+    data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  size_t pos = 0;
+  for (int entry = 1; entry < 7; ++entry) {
+    uint32_t len = 0;
+    std::memcpy(&len, data.data() + pos, 4);
+    pos += 8 + len;
+  }
+  {
+    std::fstream f(segment, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(pos + 20));
+    f.put(static_cast<char>(data[pos + 20] ^ 0x10));
+  }
+  try {
+    FlatKvStore::Open(root, Options(4));
+    ADD_FAILURE() << "opened past a damaged changelog entry";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kCorruption);
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("FlatKV changelog segment " + segment + " is damaged at byte " + std::to_string(pos)), std::string::npos) << msg;
+    EXPECT_NE(msg.find("`stratad rollback --to-intact --home " + fs::absolute(dir.path()).lexically_normal().string() + "`"),
+              std::string::npos)
+        << msg;
+  }
+  FlatKvOptions repair = Options(4);
+  repair.cut_damaged_changelog = true;
+  {
+    auto store = FlatKvStore::Open(root, repair);
+    EXPECT_EQ(store->Version(), 6);
+    EXPECT_EQ(Hex(store->CommittedHash()), Hex(twin->CommittedHash()));
+    EXPECT_EQ(ExportMap(*store), ExportMap(*twin));
+    Stage(*store, block(7));
+    store->Commit(7);
+    store->Close();
+  }
+  Stage(*twin, block(7));
+  const std::string seven = twin->Commit(7);
+  auto store = FlatKvStore::Open(root, Options(4));
+  EXPECT_EQ(store->Version(), 7);
+  EXPECT_EQ(Hex(store->CommittedHash()), Hex(seven));
+}
+
 TEST(FlatKvDurability, DamagedMetadataIsReportedAsCorruption) {
   TempDir dir;
   {

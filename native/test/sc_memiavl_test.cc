@@ -415,6 +415,73 @@ TEST(MemIavlDb, DamagedChangelogEntryIsCorruptionNamingTheFileAndTheIntactVersio
   EXPECT_EQ(db->LastCommitInfo(), ExpectedInfos(12));
 }
 
+// The last entry's length field damaged (here one larger, so the frame seems to run past the
+// end of the file as a torn tail does): it was synced and acknowledged, so it is corruption
+// naming the segment and the remedy, not an entry to drop silently.
+TEST(MemIavlDb, DamagedLengthOfTheLastChangelogEntryIsCorruption) {
+  strata::test::TempDir dir;
+  {
+    auto db = MemIavlDb::Open(dir.path(), SyncSnapshots(5, 1));
+    for (int64_t v = 1; v <= 14; ++v) CommitBlock(*db, v);
+  }
+  const std::string segment = (fs::path(dir.path()) / "changelog" / "00000000000000000001").string();
+  std::string data;
+  {
+    std::ifstream in(segment, std::ios::binary);
+    data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  size_t last = 0;
+  for (size_t pos = 0; pos + 8 <= data.size();) {
+    uint32_t len = 0;
+    std::memcpy(&len, data.data() + pos, 4);
+    last = pos;
+    pos += 8 + len;
+  }
+  {
+    std::fstream f(segment, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(last));
+    f.put(static_cast<char>(data[last] + 1));
+  }
+  try {
+    MemIavlDb::Open(dir.path(), SyncSnapshots(5, 1));
+    ADD_FAILURE() << "dropped the last changelog entry as a torn tail";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kCorruption);
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(segment + " is damaged at byte " + std::to_string(last)), std::string::npos) << msg;
+    EXPECT_NE(msg.find("intact only up to version 13"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("stratad rollback --to-intact --home"), std::string::npos) << msg;
+  }
+  EXPECT_EQ(fs::file_size(segment), data.size());  // the refused open changed nothing
+  MemIavlOptions cut = SyncSnapshots(5, 1);
+  cut.cut_damaged_changelog = true;
+  {
+    auto db = MemIavlDb::Open(dir.path(), cut);
+    EXPECT_EQ(db->Version(), 13);
+    EXPECT_EQ(db->LastCommitInfo(), ExpectedInfos(13));
+  }
+}
+
+// A crash mid-append leaves the file ending inside the last entry: never acknowledged, so the
+// open drops it without a word and the store is at the version before it.
+TEST(MemIavlDb, TornLastChangelogEntryIsDroppedSilently) {
+  strata::test::TempDir dir;
+  {
+    auto db = MemIavlDb::Open(dir.path(), SyncSnapshots(5, 1));
+    for (int64_t v = 1; v <= 14; ++v) CommitBlock(*db, v);
+  }
+  const std::string segment = (fs::path(dir.path()) / "changelog" / "00000000000000000001").string();
+  fs::resize_file(segment, fs::file_size(segment) - 5);
+  {
+    auto db = MemIavlDb::Open(dir.path(), SyncSnapshots(5, 1));
+    EXPECT_EQ(db->Version(), 13);
+    EXPECT_EQ(db->LastCommitInfo(), ExpectedInfos(13));
+    CommitBlock(*db, 14);
+  }
+  auto db = MemIavlDb::Open(dir.path(), SyncSnapshots(5, 1));
+  EXPECT_EQ(db->LastCommitInfo(), ExpectedInfos(14));
+}
+
 TEST(MemIavlDb, DamageBelowTheNewestSnapshotIsCutAndLaterIndexesFollowTheVersions) {
   strata::test::TempDir dir;
   {

@@ -159,7 +159,7 @@ export class App implements AppReader {
       throw error;
     }
     try {
-      await reconcileStateStore(sc, ss, options.ss, dataDir, logger);
+      await reconcileStateStore(sc, ss, options.ss, dataDir, logger, genesis.initial_height);
     } catch (error) {
       await ss.close();
       await sc.close();

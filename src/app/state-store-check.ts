@@ -3,8 +3,11 @@
  * lacks would be answered from older versions, silently wrong. After a crash between the SC
  * commit and the SS apply, or with an SS directory restored from an older backup, the SS is
  * behind: the SC is rolled back to the SS's version and the node re-executes the stored blocks
- * after it. An SS with no history at all (deleted, or a new `ss-backend` directory on a home
- * with history) cannot be rebuilt that way, and the node refuses to start.
+ * after it; when that crash hit the first block (the SS then holds nothing, since the genesis
+ * state reaches it merged into the first block's version), the SC goes back to empty and the
+ * first block is produced or executed again. An SS with no history at all (deleted, or a new
+ * `ss-backend` directory on a home with history) cannot be rebuilt that way, and the node
+ * refuses to start.
  */
 import { existsSync, readdirSync } from 'node:fs';
 
@@ -33,12 +36,41 @@ export function checkStateStorePresent(sc: CommitStore, config: StateStoreConfig
   );
 }
 
-/** Brings the SC back to the SS's latest version when the SS is behind; refuses when it cannot. */
-export async function reconcileStateStore(sc: CommitStore, ss: CompositeStateStore, config: StateStoreConfig, dataDir: string, logger: Logger): Promise<void> {
+/**
+ * Brings the SC back to the SS's latest version when the SS is behind; refuses when it cannot.
+ * `initialHeight` is the chain's first height (genesis `initial_height`).
+ */
+export async function reconcileStateStore(
+  sc: CommitStore,
+  ss: CompositeStateStore,
+  config: StateStoreConfig,
+  dataDir: string,
+  logger: Logger,
+  initialHeight: number,
+): Promise<void> {
   const scVersion = sc.version();
   const ssVersion = Number(ss.latestVersion());
   if (ssVersion >= scVersion) return;
   const dirs = config.evmSsSplit ? `${cosmosStoreDir(dataDir, config.backend)} and ${evmStoreDir(dataDir)}` : cosmosStoreDir(dataDir, config.backend);
+  if (ssVersion === 0 && scVersion === initialHeight) {
+    // Killed between the SC commit and the SS apply of the first block: the SS holds nothing
+    // yet, because the genesis state reaches it only merged into that block's version. The
+    // SC's one version is the genesis plus that block, both re-created at the next start (the
+    // genesis staged again, the block produced again from the proposal log or re-executed from
+    // the block store), so the SC goes back to empty.
+    try {
+      await sc.rollback(0);
+    } catch (error) {
+      throw new StateStoreBehindError(
+        `the state store (${dirs}) holds nothing but the state commitment holds the first block (height ${scVersion}), and the ` +
+          `commitment cannot go back to before it (${error instanceof Error ? error.message : String(error)}); ${REMEDY}`,
+      );
+    }
+    logger.warn('the state store did not hold the first block the state commitment held: emptied the commitment; the first block is produced or executed again', {
+      height: scVersion,
+    });
+    return;
+  }
   if (ssVersion === 0) {
     throw new StateStoreBehindError(
       `the state store (${dirs}, ss-backend "${config.backend}") holds no history but the state commitment is at height ${scVersion}: ` +

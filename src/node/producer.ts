@@ -48,7 +48,7 @@ export interface ResumedProposal {
 }
 
 /** The steps of block production a test can kill the process after (see CRASH_HOOK). */
-export const PRODUCTION_STEPS = ['after-proposal', 'after-commit', 'after-sign', 'after-store'] as const;
+export const PRODUCTION_STEPS = ['after-proposal', 'after-sc-commit', 'after-commit', 'after-sign', 'after-store'] as const;
 
 /** One step of block production. */
 export type ProductionStep = (typeof PRODUCTION_STEPS)[number];
@@ -57,6 +57,7 @@ export type ProductionStep = (typeof PRODUCTION_STEPS)[number];
  * Test hook, read only by the kill -9 tests (test/node/crash-production.test.ts):
  * STRATA_TEST_CRASH_AT=<step>@<height> makes the process SIGKILL itself right after that step
  * of that height, so each window between the production writes can be crashed on purpose.
+ * `after-sc-commit` (the SC committed, the SS not yet applied) fires inside CommitStore.commit.
  */
 const CRASH_HOOK = ((): { step: ProductionStep; height: number } | undefined => {
   const value = process.env.STRATA_TEST_CRASH_AT;

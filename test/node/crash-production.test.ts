@@ -1,8 +1,8 @@
 /**
  * kill -9 inside block production, on real `stratad` validators under a stream of transfers.
  *
- * For each step (the proposal synced, the block committed to the state, the header signed, the
- * block stored) the validator SIGKILLs itself right after that step of one height (the
+ * For each step (the proposal synced, the block committed to the SC but not yet to the SS, the
+ * block committed to the state, the header signed, the block stored) the validator SIGKILLs itself right after that step of one height (the
  * STRATA_TEST_CRASH_AT hook of node/producer.ts). The test reads the home as the kill left it
  * (block store, sign state, proposal log), restarts the node without the hook and checks that
  * it starts with no manual command, produces exactly the block it had proposed or signed at
@@ -232,6 +232,27 @@ for (const step of ['after-commit', 'after-sign'] as const) {
     t.equal(await node.stop(), 0);
   });
 }
+
+t.test('kill -9 between the SC commit and the SS apply of the first block: the restart empties the SC and produces block 1 again', async (t) => {
+  const home = await initHome(t, BLOCK_MS);
+  const crashing = await startNode(t, home, { env: { STRATA_TEST_CRASH_AT: 'after-sc-commit@1' } });
+  t.same(await crashing.ended, { code: null, signal: 'SIGKILL' }, 'the node killed itself at the hook');
+  const remains = await remainsOf(home, []);
+  t.equal(remains.storedHeight, 0, 'nothing stored');
+  t.equal(remains.signState.height, 0, 'nothing signed');
+  t.equal(remains.proposal?.height, 1, 'the proposal of block 1 is on disk');
+  const node = await startNode(t, home);
+  await waitForHeight(home.http, 3);
+  t.match(node.output(), /the state store did not hold the first block the state commitment held: emptied the commitment/);
+  const block = await rpc<{ timestamp: string }>(home.http, 'eth_getBlockByNumber', ['0x1', false]);
+  t.equal(Number(block.timestamp), Math.floor(remains.proposal!.timeMs / 1000), 'block 1 is the proposed one');
+  // Historical reads at block 1 come from the SS, which now holds the genesis state there.
+  const funded = devAccounts(1)[0]!.address;
+  t.not(await rpc<string>(home.http, 'eth_getBalance', [funded, '0x1']), '0x0', 'the genesis balance is in the state store at block 1');
+  await checkStillTakesTransactions(t, home.http);
+  checkNoDoubleSign(t, node);
+  t.equal(await node.stop(), 0);
+});
 
 t.test('a state ahead of the block store that no proposal proves is still refused, with the remedy', async (t) => {
   const home = await initHome(t, BLOCK_MS);

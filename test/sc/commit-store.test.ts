@@ -156,6 +156,39 @@ t.test('rollback returns to an earlier app hash, on disk too, and history contin
   await reopened.close();
 });
 
+// A node killed after committing its first block to the SC, before anything else recorded it,
+// goes back to the empty state and commits that block again; with more history the SC cannot
+// go back to empty, and the refusal changes neither store.
+t.test('rollback to 0 empties a store holding only its first version; with more history it is refused untouched', async (t) => {
+  const dir = tempDir(t);
+  const first = scBlock(1).map((cs) => (cs.name === 'evm' ? { name: 'evm', pairs: [{ key: nonceKey(1), value: Buffer.alloc(8, 1) }] } : cs));
+  let store = await CommitStore.open(dir, { initialVersion: 1 });
+  store.applyChangesets(first);
+  const committed = await store.commit();
+  await store.close();
+  store = await CommitStore.open(dir, { initialVersion: 1 });
+  const empty = await store.rollback(0);
+  t.equal(empty.version, 0);
+  t.equal(store.version(), 0);
+  t.equal(store.get('evm', nonceKey(1)), undefined, 'FlatKV is empty too');
+  await store.close();
+  store = await CommitStore.open(dir, { initialVersion: 1 });
+  t.equal(store.version(), 0, 'empty on disk');
+  store.applyChangesets(first);
+  const again = await store.commit();
+  t.equal(again.version, 1);
+  t.equal(hex(again.appHash), hex(committed.appHash), 'the first block commits to the same app hash again');
+  const second = await commitBlocks(store, 2, 2);
+  await t.rejects(store.rollback(0), InvalidArgumentError, 'no rollback to empty past the first version');
+  t.equal(store.version(), 2);
+  await store.close();
+  store = await CommitStore.open(dir, { initialVersion: 1 });
+  t.equal(store.version(), 2, 'the refusal left both stores at version 2');
+  t.equal(hex(store.lastCommitInfo().appHash), hex(second[0]!.appHash));
+  t.same(store.get('evm', nonceKey(1)), Buffer.alloc(8, 1));
+  await store.close();
+});
+
 t.test('a corrupted snapshot is reported with the remedy, not loaded, and the remedy works', async (t) => {
   const dir = tempDir(t);
   const store = await CommitStore.open(dir, { snapshotInterval: 2, asyncSnapshot: false });

@@ -55,7 +55,8 @@ class CommitStore {
   std::vector<std::pair<std::string, std::string>> Range(std::string_view store, std::optional<std::string_view> start,
                                                          std::optional<std::string_view> end, bool ascending,
                                                          size_t limit) const;
-  /// Rolls both stores back to `target` and returns that version's commit.
+  /// Rolls both stores back to `target` and returns that version's commit; 0 is the empty
+  /// state before the first version, allowed only while that first version alone is committed.
   CommitResult Rollback(int64_t target);
   /// Streams the committed state for state sync: memiavl's stores in IAVL export order, then
   /// (with FlatKV) a `flatkv` store of leaf nodes carrying FlatKV's physical rows, each at

@@ -57,6 +57,10 @@ struct FlatKvOptions {
   /// Size at which the changelog starts a new segment file; whole segments are what
   /// snapshot pruning can drop.
   uint64_t changelog_segment_bytes = 64ull << 20;
+  /// Repair open: cut the changelog at a damaged entry and roll back to the version of the
+  /// last entry before it (`stratad rollback --to-intact`; CommitStore sets it with memiavl's
+  /// cut_damaged_changelog). Never set by a running node.
+  bool cut_damaged_changelog = false;
 };
 
 /// Where and how the SC stores are opened.

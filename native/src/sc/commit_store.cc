@@ -66,6 +66,7 @@ std::unique_ptr<CommitStore> CommitStore::Open(const std::string& memiavl_dir, c
   if (options.flatkv_enabled) {
     FlatKvOptions flatkv_options = options.flatkv;
     flatkv_options.read_only = options.memiavl.read_only;
+    flatkv_options.cut_damaged_changelog = options.memiavl.cut_damaged_changelog;
     impl->flatkv = FlatKvStore::Open(flatkv_dir, flatkv_options);
     const int64_t tree_version = impl->memiavl->Version();
     const int64_t flat_version = impl->flatkv->Version();
@@ -270,7 +271,9 @@ std::vector<std::pair<std::string, std::string>> CommitStore::Range(std::string_
 CommitResult CommitStore::Rollback(int64_t target) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   impl_->CheckOpen();
-  // FlatKV first: if it cannot reach the target, nothing has changed yet.
+  // FlatKV first: if it cannot reach the target, nothing has changed yet. A target memiavl
+  // refuses outright is refused before FlatKV moves.
+  impl_->memiavl->CheckRollbackTarget(target);
   std::optional<std::string> lattice;
   if (impl_->flatkv) {
     impl_->JoinFlatKvPrep();

@@ -8,8 +8,8 @@
  * them).
  *
  * `--to-intact` is the remedy a CorruptionError of the state commitment names: it cuts
- * memiavl's changelog at a damaged entry (the entries before it are checksummed and intact)
- * and brings memiavl and FlatKV back to the last version both reach; the next start
+ * memiavl's or FlatKV's changelog at a damaged entry (the entries before it are checksummed
+ * and intact) and brings memiavl and FlatKV back to the last version both reach; the next start
  * re-executes the stored blocks above it. It rolls back nothing further.
  */
 import { Command, Option } from 'clipanion';
@@ -31,7 +31,7 @@ export class RollbackCommand extends Command {
   home = Option.String('--home', defaultHome(), { description: 'the node home (default ~/.strata)' });
   numBlocks = Option.String('--num-blocks', '1', { description: 'blocks to roll back when app and block store agree' });
   toIntact = Option.Boolean('--to-intact', false, {
-    description: 'after a damaged memiavl changelog: cut it at the damage and roll the state commitment back to the last intact version',
+    description: 'after a damaged memiavl or FlatKV changelog: cut it at the damage and roll the state commitment back to the last intact version',
   });
   hard = Option.Boolean('--hard', false, { description: 'also remove the rolled-back blocks from the block store (a validator cannot sign them again)' });
 

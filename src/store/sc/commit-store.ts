@@ -11,6 +11,9 @@ import { InvalidArgumentError, StoreClosedError, toStoreError } from '../errors.
 import { native, type NativeCommitResult, type NativeCommitStore, type NativeSnapshotStats } from '../native.js';
 import type { NamedChangeset, Version } from '../state-store.js';
 
+/** Read once: only the kill -9 tests set it. */
+const SC_CRASH_AT = process.env.STRATA_TEST_CRASH_AT;
+
 /** The directory of memiavl under a node home's data directory. */
 export function memiavlDir(dataDir: string): string {
   return join(dataDir, 'committer.db');
@@ -40,9 +43,10 @@ export interface CommitStoreOptions {
   /** Pace snapshot writing (`sc-snapshot-write-rate-mbps`; 0 = unlimited, the default here). */
   snapshotWriteRateMbps?: number;
   /**
-   * Repair mode of `stratad rollback --to-intact`: cut memiavl's changelog at a damaged entry
-   * and bring memiavl and FlatKV back to the last version both reach, instead of refusing to
-   * open with a CorruptionError. Discards committed versions; never for a running node.
+   * Repair mode of `stratad rollback --to-intact`: cut memiavl's or FlatKV's changelog at a
+   * damaged entry and bring memiavl and FlatKV back to the last version both reach, instead of
+   * refusing to open with a CorruptionError. Discards committed versions; never for a running
+   * node.
    */
   cutDamagedChangelog?: boolean;
 }
@@ -133,6 +137,9 @@ export class CommitStore {
   async commit(): Promise<CommitInfo> {
     const info = toCommitInfo(await call(() => this.native.commit()));
     this.#version = info.version;
+    // The kill -9 tests' hook (STRATA_TEST_CRASH_AT, validated by node/producer.ts): the
+    // window between this commit and the state store's apply of the same version.
+    if (SC_CRASH_AT !== undefined && SC_CRASH_AT === `after-sc-commit@${info.version}`) process.kill(process.pid, 'SIGKILL');
     return info;
   }
 

@@ -7,6 +7,7 @@
 #include <future>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "changelog.h"
@@ -20,6 +21,8 @@
 #include "sc/flatkv/snapshot_files.h"
 #include "sc/flatkv/store_layout.h"
 #include "sc/flatkv/store_meta.h"
+#include "sc/memiavl/memiavl_db.h"
+#include "strata/changelog_entry.h"
 #include "strata/status.h"
 
 namespace strata::sc {
@@ -83,7 +86,7 @@ class FlatKvStore::Impl {
     lock_ = std::make_unique<DirLock>(paths_.root);
     // Import first: a finished import brings the changelog directory with it.
     FinishImport(paths_);
-    changelog_ = std::make_unique<Changelog>(paths_.changelog, options_.changelog_segment_bytes);
+    OpenChangelog();
     FinishRollback(paths_, *changelog_);
     RemoveLeftovers(paths_);
     if (!PathExists(paths_.working)) {
@@ -98,7 +101,46 @@ class FlatKvStore::Impl {
     }
     db_ = FlatKvDb::Open(paths_.working, FlatKvDb::Mode::kOpen, options_.block_cache_bytes);
     committed_ = db_->ReadMeta();
-    ReplayChangelog(*db_, *changelog_, &committed_, std::numeric_limits<int64_t>::max(), options_.hash_threads);
+    if (cut_at_.empty() || committed_.changelog_index <= changelog_->last_index()) {
+      ReplayChangelog(*db_, *changelog_, &committed_, std::numeric_limits<int64_t>::max(), options_.hash_threads);
+    }
+  }
+
+  /// After a cut that removed entries the working DB had applied: the version of the last
+  /// entry left, which the store must roll back to. nullopt when nothing needs rolling back.
+  std::optional<int64_t> IntactVersionAfterCut() const {
+    if (cut_at_.empty() || committed_.changelog_index <= changelog_->last_index()) return std::nullopt;
+    const uint64_t last = changelog_->last_index();
+    std::optional<int64_t> version;
+    if (last >= changelog_->first_index()) {
+      changelog_->ReplayAfterIndex(last - 1, [&](uint64_t index, std::string_view payload) {
+        if (index == last) version = static_cast<int64_t>(ChangelogEntryVersion(payload));
+      });
+    }
+    if (!version) {
+      throw Error(ErrorCode::kCorruption, "FlatKV changelog of " + paths_.root + " is damaged at " + cut_at_ +
+                                              ", its first entry, so no intact version is left to roll back to; "
+                                              "restore the node from a state-sync snapshot or a backup");
+    }
+    return version;
+  }
+
+  // Opens the changelog. In repair mode (cut_damaged_changelog) every entry is read, and the
+  // changelog is cut at the first damaged one: the entries before it are checksummed and
+  // intact. Each cut moves the end back, so a few rounds cover damage in an older segment.
+  void OpenChangelog() {
+    for (int round = 0;; ++round) {
+      try {
+        changelog_ = std::make_unique<Changelog>(paths_.changelog, options_.changelog_segment_bytes);
+        if (options_.cut_damaged_changelog) changelog_->ReplayAfterIndex(0, [](uint64_t, std::string_view) {});
+        return;
+      } catch (const ChangelogCorruption& e) {
+        changelog_.reset();
+        if (!options_.cut_damaged_changelog || round >= 8) throw;
+        Changelog::CutAt(paths_.changelog, e.path(), e.offset());
+        cut_at_ = e.path() + " at byte " + std::to_string(e.offset());
+      }
+    }
   }
 
   void OpenReadOnly() {
@@ -480,6 +522,7 @@ class FlatKvStore::Impl {
   mutable std::mutex mu_;
   std::unique_ptr<DirLock> lock_;
   std::unique_ptr<Changelog> changelog_;
+  std::string cut_at_;  // where OpenChangelog cut a damaged changelog; empty when it did not
   std::unique_ptr<FlatKvDb> db_;
   StoreMeta committed_;
   using StagedMap = std::unordered_map<std::string, std::optional<std::string>>;
@@ -499,9 +542,22 @@ std::unique_ptr<FlatKvStore> FlatKvStore::Open(const std::string& dir, const Fla
   auto impl = std::make_unique<Impl>(dir, options);
   if (options.read_only) {
     impl->OpenReadOnly();
-  } else {
-    impl->OpenReadWrite();
+    return std::make_unique<FlatKvStore>(std::move(impl));
   }
+  try {
+    impl->OpenReadWrite();
+  } catch (const ChangelogCorruption& e) {
+    throw Error(ErrorCode::kCorruption,
+                "FlatKV changelog segment " + e.path() + " is damaged at byte " + std::to_string(e.offset()) +
+                    ": the entry there (index " + std::to_string(e.index()) +
+                    ") fails its checks, so FlatKV is intact only up to the entry before it. Stop the node and run `" +
+                    RollbackToIntactCommand(dir, "flatkv") +
+                    "`: it cuts the changelog at the damaged entry and rolls the state commitment (FlatKV and memiavl) "
+                    "back to the last version both reach; the next start re-executes the later blocks from the "
+                    "block store");
+  }
+  const std::optional<int64_t> intact = impl->IntactVersionAfterCut();
+  if (intact) impl->Rollback(*intact);
   return std::make_unique<FlatKvStore>(std::move(impl));
 }
 

@@ -77,11 +77,11 @@ std::string SnapshotRemedy(const std::string& memiavl_dir) {
 
 }  // namespace
 
-std::string RollbackToIntactCommand(const std::string& memiavl_dir) {
-  // A node keeps memiavl in <home>/data/committer.db; elsewhere the home is not known here.
-  const fs::path dir = fs::absolute(fs::path(memiavl_dir)).lexically_normal();
+std::string RollbackToIntactCommand(const std::string& store_dir, const std::string& store_name) {
+  // A node keeps its SC stores in <home>/data/<store>; elsewhere the home is not known here.
+  const fs::path dir = fs::absolute(fs::path(store_dir)).lexically_normal();
   const fs::path data = dir.has_filename() ? dir.parent_path() : dir.parent_path().parent_path();
-  const bool in_home = (dir.has_filename() ? dir.filename() : dir.parent_path().filename()) == "committer.db" &&
+  const bool in_home = (dir.has_filename() ? dir.filename() : dir.parent_path().filename()) == store_name &&
                        data.filename() == "data";
   return "stratad rollback --to-intact --home " + (in_home ? data.parent_path().string() : std::string("<node home>"));
 }
@@ -309,7 +309,7 @@ void MemIavlDb::ThrowDamagedChangelog(const ChangelogCorruption& e) const {
   }
   throw Error(ErrorCode::kCorruption,
               "memiavl changelog segment " + e.path() + " is damaged at byte " + std::to_string(e.offset()) +
-                  ": the entry there fails its checksum, so memiavl is intact only up to " + intact +
+                  ": the entry there fails its checks (its length or checksum does not match its bytes), so memiavl is intact only up to " + intact +
                   ". Stop the node and run `" + RollbackToIntactCommand(dir_) +
                   "`: it cuts the changelog at the damaged entry and rolls the state commitment (memiavl and FlatKV) "
                   "back to that version; the next start re-executes the later blocks from the block store");
@@ -736,6 +736,19 @@ std::pair<uint64_t, double> MemIavlDb::LastSnapshotStats() const {
 
 // ---- rollback -------------------------------------------------------------------------------
 
+void MemIavlDb::CheckRollbackTarget(int64_t target) const {
+  // Version 0 is the empty state before the first commit. Only a database holding nothing
+  // but its first version goes back there (a crash before the rest of the node recorded that
+  // first block); with more history, the changelog's first entries may be gone.
+  const int64_t first = trees_->initial_version > 1 ? trees_->initial_version : 1;
+  if (target == 0 && version_ == first) return;
+  if (target < 1 || target > version_) {
+    throw Error(ErrorCode::kInvalidArgument, "cannot roll back memiavl to version " + std::to_string(target) +
+                                                 ": choose a version from 1 to the latest, " + std::to_string(version_) +
+                                                 " (or 0 while only the first version is committed)");
+  }
+}
+
 std::vector<StoreInfo> MemIavlDb::Rollback(int64_t target) {
   CheckWritable();
   if (job_ && job_->thread.joinable()) job_->thread.join();
@@ -744,10 +757,7 @@ std::vector<StoreInfo> MemIavlDb::Rollback(int64_t target) {
   if (!staged_.empty()) {
     throw Error(ErrorCode::kInvalidArgument, "memiavl cannot roll back with uncommitted changes staged; reopen the database first");
   }
-  if (target < 1 || target > version_) {
-    throw Error(ErrorCode::kInvalidArgument, "cannot roll back memiavl to version " + std::to_string(target) +
-                                                 ": choose a version from 1 to the latest, " + std::to_string(version_));
-  }
+  CheckRollbackTarget(target);
   if (target == version_) return last_commit_info_;
 
   const std::vector<int64_t> snapshots = SnapshotVersions();
@@ -794,7 +804,12 @@ std::vector<StoreInfo> MemIavlDb::Rollback(int64_t target) {
     if (ec) throw Error(ErrorCode::kIo, "cannot remove snapshot " + SnapshotDirName(v) + ": " + ec.message());
   }
   SyncDirectory(dir_);
-  if (index_delta_known_) changelog_->TruncateAfter(IndexOf(target));
+  if (target == 0) {
+    // Back to empty: every entry goes, and the first version is logged at the same index again.
+    changelog_->TruncateAfter(changelog_->first_index() - 1);
+  } else if (index_delta_known_) {
+    changelog_->TruncateAfter(IndexOf(target));
+  }
 
   trees_ = std::move(trees);
   version_ = target;

@@ -38,9 +38,10 @@
 
 namespace strata::sc {
 
-/// The command that recovers the node owning `memiavl_dir` from a damaged changelog
+/// The command that recovers the node owning `store_dir` (memiavl's `data/committer.db`, or
+/// `data/<store_name>` for another SC store) from a damaged changelog
 /// (`stratad rollback --to-intact --home <home>`).
-std::string RollbackToIntactCommand(const std::string& memiavl_dir);
+std::string RollbackToIntactCommand(const std::string& store_dir, const std::string& store_name = "committer.db");
 
 /// The memiavl database. Calls are serialised by the caller (one writer thread).
 class MemIavlDb {
@@ -85,6 +86,9 @@ class MemIavlDb {
   /// snapshot plus the changelog still covers), discarding later versions on disk: the
   /// changelog after it and the snapshots above it. Returns the store infos at `target`.
   std::vector<StoreInfo> Rollback(int64_t target);
+  /// Throws kInvalidArgument unless Rollback can be asked for `target`: a committed version,
+  /// or 0 (empty, before the first version) while only the first version is committed.
+  void CheckRollbackTarget(int64_t target) const;
 
   /// Streams the committed state (no staged changes allowed) in IAVL export order.
   void Export(MemIavlExportSink& sink) const;
