@@ -137,6 +137,8 @@ export class Mempool {
   private readonly invalid: LRUCache<string, string>;
   private readonly now: () => number;
   private height: number;
+  /** Told about each admitted tx (pending-transaction filters and subscriptions). */
+  readonly #admitted = new Set<(tx: MempoolTx) => void>();
 
   constructor(private readonly options: MempoolOptions) {
     if (!Number.isSafeInteger(options.size) || options.size < 1) throw new RangeError('mempool size must be a positive integer');
@@ -192,7 +194,14 @@ export class Mempool {
     if (replaced) this.byHash.delete(plainHex(replaced.hash));
     queue.byNonce.set(tx.nonce, tx);
     this.byHash.set(key, tx);
+    for (const listener of this.#admitted) listener(tx);
     return tx;
+  }
+
+  /** Calls `listener` with each tx admitted from now on, until the returned function is called. */
+  onAdmitted(listener: (tx: MempoolTx) => void): () => void {
+    this.#admitted.add(listener);
+    return () => this.#admitted.delete(listener);
   }
 
   /** True when the tx with this hash is pending. */

@@ -337,6 +337,10 @@ export class NodeEthBackend implements EthBackend {
     return () => this.#listeners.delete(listener);
   }
 
+  onPendingTransaction(listener: (hash: Uint8Array) => void): Unsubscribe {
+    return this.mempool.onAdmitted((tx) => listener(tx.hash));
+  }
+
   /** Tells subscribers about a stored block. */
   publishBlock(height: number): void {
     if (this.#listeners.size === 0) return;

@@ -243,4 +243,6 @@ export interface EthBackend {
   syncing(): MaybePromise<SyncStatus>;
   /** Calls `listener` after each committed block, until the returned function is called. */
   onNewBlock(listener: (event: NewBlockEvent) => void): Unsubscribe;
+  /** Calls `listener` with the hash of each transaction the mempool admits, until the returned function is called. */
+  onPendingTransaction(listener: (hash: Uint8Array) => void): Unsubscribe;
 }
