@@ -295,6 +295,23 @@ export class Mempool {
     return evicted;
   }
 
+  /**
+   * Every pending tx split as geth's txpool splits them: `pending` can run next (each sender's
+   * nonces from its account nonce without a gap), `queued` waits behind a gap; by sender, then nonce.
+   */
+  content(): { pending: MempoolTx[]; queued: MempoolTx[] } {
+    const pending: MempoolTx[] = [];
+    const queued: MempoolTx[] = [];
+    for (const queue of this.senders.values()) {
+      const ready = queue.executable();
+      pending.push(...ready);
+      const runnable = new Set(ready);
+      const waiting = [...queue.byNonce.values()].filter((tx) => !runnable.has(tx));
+      queued.push(...waiting.sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0)));
+    }
+    return { pending, queued };
+  }
+
   /** Every pending tx, by sender then nonce. */
   txs(): MempoolTx[] {
     const out: MempoolTx[] = [];

@@ -11,9 +11,11 @@ import type { EthMethodContext, EthMethodsOptions } from './context.js';
 import { feeMethods } from './fees.js';
 import { filterMethods } from './filters.js';
 import { logMethods } from './logs.js';
+import { rawMethods } from './raw.js';
 import { stateMethods } from './state.js';
 import { subscriptionMethods } from './subscriptions.js';
 import { transactionMethods } from './transactions.js';
+import { txpoolMethods } from './txpool.js';
 
 export { clientVersion } from './client.js';
 export type { EthMethodsOptions } from './context.js';
@@ -50,6 +52,8 @@ export function createEthMethods(backend: EthBackend, options: EthMethodsOptions
     ...feeMethods(context),
     ...subscriptionMethods(context),
     ...filterMethods(context),
+    ...txpoolMethods(context),
+    ...rawMethods(context),
   };
   return { methods, subscriptions: context.subscriptions, filters };
 }
