@@ -232,6 +232,26 @@ export class NodeEthBackend implements EthBackend {
     return { ...this.#header(block), transactions };
   }
 
+  /** Recovers the sender of that one transaction only, unless the whole block is already decoded. */
+  transactionInBlock(id: BlockId, index: number): LocatedTransaction | null {
+    const block = this.#stored(id);
+    const raw = block?.txs[index];
+    if (block === undefined || raw === undefined) return null;
+    let tx = this.#blockTxs.get(Buffer.from(block.hash).toString('hex'))?.[index];
+    if (tx === undefined) {
+      const d = this.#decode(raw);
+      tx = ethTransaction(d.tx, d.hash, d.from);
+    }
+    const position = {
+      blockHash: block.hash,
+      blockNumber: block.header.height,
+      index,
+      baseFeePerGas: block.header.baseFee,
+      blockTimestamp: seconds(block.header.timeMs),
+    };
+    return { tx, position };
+  }
+
   /** Counts the stored raw txs: no decoding, no sender recovery. */
   blockTransactionCount(id: BlockId): number | null {
     return this.#stored(id)?.txs.length ?? null;

@@ -227,6 +227,8 @@ export interface EthBackend {
   block(id: BlockId): MaybePromise<EthBlock | null>;
   /** The number of transactions of the block `id` names (without decoding them), or null when there is none. */
   blockTransactionCount(id: BlockId): MaybePromise<number | null>;
+  /** The transaction at `index` of the block `id` names, with its position; null when there is no such block or index. */
+  transactionInBlock(id: BlockId, index: number): MaybePromise<LocatedTransaction | null>;
   /** The receipts of the block `id` names, in order, or null when there is none. */
   blockReceipts(id: BlockId): MaybePromise<readonly EthReceipt[] | null>;
   /** This chain's encoding of the header of the block `id` names (keccak256 of it is the block hash), or null. */

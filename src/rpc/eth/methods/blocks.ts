@@ -17,17 +17,7 @@ function countOrNull(count: number | null): string | null {
  */
 export function blockMethods({ backend }: EthMethodContext): MethodTable {
   const transactionAt = (id: BlockId, index: number) =>
-    then(backend.block(id), (block) => {
-      const tx = block?.transactions[index];
-      if (block === null || tx === undefined) return null;
-      return formatTransaction(tx, {
-        blockHash: block.hash,
-        blockNumber: block.number,
-        index,
-        baseFeePerGas: block.baseFeePerGas,
-        blockTimestamp: block.timestamp,
-      });
-    });
+    then(backend.transactionInBlock(id, index), (located) => (located === null ? null : formatTransaction(located.tx, located.position)));
   // This chain has no uncles: a known block has none, an unknown one is null (geth's answer).
   const uncleCount = (id: BlockId) => then(backend.heightOf(id), (height) => (height === null ? null : '0x0'));
   return {
