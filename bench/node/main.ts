@@ -1,5 +1,5 @@
 /**
- * `npm run bench:node [-- --quick] [--json] [--rounds N] [--suite all|transfers|reads] [--cpu-prof-dir DIR]`
+ * `npm run bench:node [-- --quick] [--json] [--rounds N] [--suite all|transfers|reads|indexer] [--cpu-prof-dir DIR]`
  *
  * The node against Anvil in one run, on the same machine, with the same funded accounts, the
  * same EVM chain id (so one pre-signed workload serves both), a 30M block gas limit and 1 s
@@ -19,6 +19,10 @@
  *   twice: the same `balanceOf(holder)` every time (the issue's figure; the node answers a
  *   repeated call at a height from its call cache), and `balanceOf` of a different address
  *   every request, which measures EVM execution itself.
+ * - indexer (once, after the rounds): `eth_getBlockReceipts` of the three fullest transfer
+ *   blocks (near 1,400 transfers each on a quiet machine; their sizes are reported) and `eth_getLogs` of a Token over a 1,000-block range in which every
+ *   block holds the same Token transfers, at 8 connections; the log history is built on a
+ *   second node (25 ms blocks) and a second Anvil (mined per batch), see ./indexer.ts.
  * Node and Anvil run alternately within each round (the order flips every round) and the
  * median round is reported; each round uses its own senders. The load generator shares the
  * two cores with the server it drives, so read figures are co-located figures; the node/Anvil
@@ -31,8 +35,9 @@ import { devAccounts, type DevAccount } from '../../src/chain/genesis-file.js';
 import { emitReport, rate, table } from '../report.js';
 import { cpuSnapshot, foreignCpuPercent, waitForQuietMachine } from '../rpc/cpu.js';
 import type { LoadResult } from '../rpc/load.js';
-import { startAnvil } from './anvil-process.js';
-import { initNodeHome, startNode, type NodeHome, type RunningProcess } from './node-process.js';
+import { launchAnvil, startAnvil } from './anvil-process.js';
+import { initNodeHome, setBlockInterval, startNode, type NodeHome, type RunningProcess } from './node-process.js';
+import { blockReceiptsBodies, buildLogHistory, fullestBlocks, getLogsBody, LOG_RANGE_BLOCKS, mirrorLogHistory, runIndexerReads } from './indexer.js';
 import { deployToken, readBodies, runReads, signTokenDeploy } from './reads.js';
 import { RpcClient } from './rpc-client.js';
 import { runTransfers, signTransfers, type TransferRun } from './transfers.js';
@@ -52,6 +57,15 @@ const BLOCK_MS = 1000;
 const GAS_LIMIT = 30_000_000;
 const SUBMIT_CONNECTIONS = 8;
 const READ_CONNECTIONS = 64;
+/** Indexer requests are large (a 1,400-receipt block is about a megabyte): fewer connections. */
+const INDEXER_CONNECTIONS = 8;
+/** eth_getBlockReceipts cycles over this many of the fullest blocks (30M gas holds 1,428 transfers). */
+const RECEIPT_BLOCKS = 3;
+/** The log-history node's block interval. */
+const HISTORY_BLOCK_MS = 25;
+/** Token transfers per block of the log history, and the accounts that send them. */
+const HISTORY_PER_BLOCK = 5;
+const HISTORY_TIMEOUT_MS = 600_000;
 const INCLUSION_TIMEOUT_MS = 180_000;
 /** Runs wait (at most QUIET_WAIT_MS) for other processes to use under this share of the machine. */
 const QUIET_PERCENT = 5;
@@ -60,7 +74,7 @@ const QUIET_WAIT_MS = 20_000;
 const DEV_BALANCE_HEX = `0x${(10_000n * 10n ** 18n).toString(16)}`;
 
 type Target = 'node' | 'anvil';
-type Suite = 'all' | 'transfers' | 'reads';
+type Suite = 'all' | 'transfers' | 'reads' | 'indexer';
 
 /** A measured run with the foreign CPU it saw. */
 type Measured<T> = T & { foreignCpuPercent: number };
@@ -71,6 +85,8 @@ interface TargetRuns {
   getBalance: Array<Measured<LoadResult>>;
   ethCall: Array<Measured<LoadResult>>;
   ethCallDistinct: Array<Measured<LoadResult>>;
+  getLogs: Array<Measured<LoadResult>>;
+  blockReceipts: Array<Measured<LoadResult>>;
 }
 
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
@@ -106,6 +122,29 @@ const fmtRatio = (r: number | null) => (r === null ? '' : `${r.toFixed(2)}×`);
 const fmtMs = (ms: number | undefined) => (ms === undefined ? '' : ms.toFixed(2));
 const fmtRate = (n: number | undefined) => (n === undefined ? '' : rate(n));
 
+/**
+ * The pair the log history is built on: a node with HISTORY_BLOCK_MS blocks and an Anvil that
+ * mines only when told (automatic mining is switched off after the Token is deployed on both).
+ */
+async function startHistoryPair(
+  accounts: readonly DevAccount[],
+  deployer: DevAccount,
+  deploy: { raw: string; address: string },
+): Promise<{ home: NodeHome; node: RunningProcess; anvil: RunningProcess }> {
+  const home = await initNodeHome({ devAccounts: accounts.length, blockMs: HISTORY_BLOCK_MS, mempoolSize: 10_000, evmChainId: EVM_CHAIN_ID });
+  const node = await startNode(home);
+  const anvil = await launchAnvil(['--chain-id', String(EVM_CHAIN_ID), '--gas-limit', String(GAS_LIMIT)]);
+  await fundAnvil(anvil.port, accounts.slice(0, 1 + HISTORY_PER_BLOCK));
+  await Promise.all([deployToken(node.port, deploy, deployer.address), deployToken(anvil.port, deploy, deployer.address)]);
+  const client = new RpcClient(anvil.port, 1);
+  try {
+    await client.call('evm_setAutomine', [false]);
+  } finally {
+    client.close();
+  }
+  return { home, node, anvil };
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -120,7 +159,7 @@ async function main(): Promise<void> {
   if (values.rounds !== undefined) size.rounds = Number(values.rounds);
   if (!Number.isSafeInteger(size.rounds) || size.rounds < 1) throw new RangeError(`--rounds must be a positive integer, got ${values.rounds}`);
   const suite = values.suite as Suite;
-  if (!['all', 'transfers', 'reads'].includes(suite)) throw new RangeError(`--suite must be all, transfers or reads, got ${values.suite}`);
+  if (!['all', 'transfers', 'reads', 'indexer'].includes(suite)) throw new RangeError(`--suite must be all, transfers, reads or indexer, got ${values.suite}`);
   const profileDir = values['cpu-prof-dir'] ? resolve(values['cpu-prof-dir']) : undefined;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
 
@@ -161,20 +200,20 @@ async function main(): Promise<void> {
 
     const targets: Record<Target, RunningProcess> = { node, anvil };
     const runs: Record<Target, TargetRuns> = {
-      node: { transfers: [], getBalance: [], ethCall: [], ethCallDistinct: [] },
-      anvil: { transfers: [], getBalance: [], ethCall: [], ethCallDistinct: [] },
+      node: { transfers: [], getBalance: [], ethCall: [], ethCallDistinct: [], getLogs: [], blockReceipts: [] },
+      anvil: { transfers: [], getBalance: [], ethCall: [], ethCallDistinct: [], getLogs: [], blockReceipts: [] },
     };
     const pids = [node.pid, anvil.pid];
     for (let r = 0; r < size.rounds; r++) {
       const order: Target[] = r % 2 === 0 ? ['node', 'anvil'] : ['anvil', 'node'];
-      if (suite !== 'reads') {
+      if (suite === 'all' || suite === 'transfers') {
         for (const target of order) {
           const run = await gated(pids, () => runTransfers(targets[target].port, workloads[r]!, SUBMIT_CONNECTIONS, INCLUSION_TIMEOUT_MS));
           runs[target].transfers.push(run);
           log(`round ${r + 1}/${size.rounds} ${target} transfers: ${rate(run.tps)} tx/s e2e (${run.seconds.toFixed(2)} s, ${run.blocks} blocks), submit ${rate(run.submitTps)} tx/s, ${run.rejected} rejected, foreign CPU ${run.foreignCpuPercent.toFixed(1)}%`);
         }
       }
-      if (suite !== 'transfers') {
+      if (suite === 'all' || suite === 'reads') {
         for (const method of ['getBalance', 'ethCall', 'ethCallDistinct'] as const) {
           for (const target of order) {
             const run = await gated(pids, () => runReads(targets[target].port, bodies[method], READ_CONNECTIONS, size.readSeconds));
@@ -185,11 +224,56 @@ async function main(): Promise<void> {
       }
     }
 
+    const receiptBlockTxs: Record<Target, number[]> = { node: [], anvil: [] };
+    let logsInRange = 0;
+    if (suite === 'all' || suite === 'indexer') {
+      if (suite === 'indexer') {
+        // Full blocks to read receipts of: one unmeasured transfer round.
+        await Promise.all([runTransfers(node.port, workloads[0]!, SUBMIT_CONNECTIONS, INCLUSION_TIMEOUT_MS), runTransfers(anvil.port, workloads[0]!, SUBMIT_CONNECTIONS, INCLUSION_TIMEOUT_MS)]);
+      }
+      for (const target of ['node', 'anvil'] as const) {
+        const blocks = await fullestBlocks(targets[target].port, RECEIPT_BLOCKS);
+        if (blocks.length === 0) throw new Error(`${target} has no transfer block to read receipts of`);
+        receiptBlockTxs[target] = blocks.map((b) => b.txs);
+        const run = await gated(pids, () => runIndexerReads(targets[target].port, blockReceiptsBodies(blocks.map((b) => b.height)), INDEXER_CONNECTIONS, size.readSeconds));
+        runs[target].blockReceipts.push(run);
+        log(`${target} eth_getBlockReceipts (blocks of ${blocks.map((b) => b.txs).join(', ')} transfers): ${rate(run.requestsPerSec)} req/s, p99 ${run.p99Ms.toFixed(2)} ms, ${run.errors} errors`);
+      }
+      const history = await startHistoryPair(accounts, deployer, deploy);
+      started.push(history.node, history.anvil);
+      try {
+        const senders = accounts.slice(1, 1 + HISTORY_PER_BLOCK);
+        const nodeHistory = await buildLogHistory(history.node.port, senders, deploy.address, HISTORY_PER_BLOCK, EVM_CHAIN_ID, HISTORY_TIMEOUT_MS);
+        const anvilRange = await mirrorLogHistory(history.anvil.port, senders, deploy.address, nodeHistory.txsPerBlock, EVM_CHAIN_ID);
+        const nodeRange = { fromBlock: nodeHistory.fromBlock, toBlock: nodeHistory.toBlock };
+        logsInRange = nodeHistory.txsPerBlock.reduce((sum, n) => sum + n, 0);
+        // Measured at the run's block interval, not while the node builds a block every 25 ms.
+        await history.node.stop();
+        await setBlockInterval(history.home, BLOCK_MS);
+        history.node = await startNode(history.home);
+        started.push(history.node);
+        log(`· log history: ${logsInRange} Transfer logs in node blocks ${nodeRange.fromBlock}…${nodeRange.toBlock}, anvil blocks ${anvilRange.fromBlock}…${anvilRange.toBlock}`);
+        const ranges = { node: nodeRange, anvil: anvilRange };
+        const historyTargets = { node: history.node, anvil: history.anvil };
+        for (const target of ['node', 'anvil'] as const) {
+          const body = getLogsBody(deploy.address, ranges[target]);
+          const run = await gated([history.node.pid, history.anvil.pid, ...pids], () => runIndexerReads(historyTargets[target].port, [body], INDEXER_CONNECTIONS, size.readSeconds));
+          runs[target].getLogs.push(run);
+          log(`${target} eth_getLogs (${LOG_RANGE_BLOCKS} blocks): ${rate(run.requestsPerSec)} req/s, p99 ${run.p99Ms.toFixed(2)} ms, ${run.errors} errors`);
+        }
+      } finally {
+        await Promise.all([history.node.stop(), history.anvil.stop()]);
+        history.home.remove();
+      }
+    }
+
     const pick = (t: Target) => ({
       transfers: medianBy(runs[t].transfers, (x) => x.tps),
       getBalance: medianBy(runs[t].getBalance, (x) => x.requestsPerSec),
       ethCall: medianBy(runs[t].ethCall, (x) => x.requestsPerSec),
       ethCallDistinct: medianBy(runs[t].ethCallDistinct, (x) => x.requestsPerSec),
+      getLogs: medianBy(runs[t].getLogs, (x) => x.requestsPerSec),
+      blockReceipts: medianBy(runs[t].blockReceipts, (x) => x.requestsPerSec),
     });
     const n = pick('node');
     const a = pick('anvil');
@@ -226,6 +310,15 @@ async function main(): Promise<void> {
       ethCallDistinctRpsRatio: ratio(n.ethCallDistinct?.requestsPerSec, a.ethCallDistinct?.requestsPerSec),
       nodeEthCallDistinctP99Ms: n.ethCallDistinct?.p99Ms ?? null,
       anvilEthCallDistinctP99Ms: a.ethCallDistinct?.p99Ms ?? null,
+      nodeGetLogsRps: n.getLogs?.requestsPerSec ?? null,
+      anvilGetLogsRps: a.getLogs?.requestsPerSec ?? null,
+      getLogsRpsRatio: ratio(n.getLogs?.requestsPerSec, a.getLogs?.requestsPerSec),
+      nodeBlockReceiptsRps: n.blockReceipts?.requestsPerSec ?? null,
+      anvilBlockReceiptsRps: a.blockReceipts?.requestsPerSec ?? null,
+      blockReceiptsRpsRatio: ratio(n.blockReceipts?.requestsPerSec, a.blockReceipts?.requestsPerSec),
+      getLogsRangeLogs: logsInRange,
+      nodeBlockReceiptsBlockTxs: receiptBlockTxs.node,
+      anvilBlockReceiptsBlockTxs: receiptBlockTxs.anvil,
       errors: all.reduce((s, x) => s + ('errors' in x ? x.errors : x.rejected), 0),
       maxForeignCpuPercent: Math.max(0, ...all.map((x) => x.foreignCpuPercent)),
       runs,
@@ -249,6 +342,12 @@ async function main(): Promise<void> {
     if (n.ethCallDistinct && a.ethCallDistinct) {
       rows.push(['eth_call, distinct holders (req/s)', fmtRate(n.ethCallDistinct.requestsPerSec), fmtRate(a.ethCallDistinct.requestsPerSec), fmtRatio(output.ethCallDistinctRpsRatio), runsOf('node', 'ethCallDistinct'), runsOf('anvil', 'ethCallDistinct')]);
       rows.push(['eth_call distinct p99 (ms)', fmtMs(n.ethCallDistinct.p99Ms), fmtMs(a.ethCallDistinct.p99Ms), fmtRatio(ratio(n.ethCallDistinct.p99Ms, a.ethCallDistinct.p99Ms)), '', '']);
+    }
+    if (n.getLogs && a.getLogs) {
+      rows.push([`eth_getLogs ${LOG_RANGE_BLOCKS} blocks (req/s)`, fmtRate(n.getLogs.requestsPerSec), fmtRate(a.getLogs.requestsPerSec), fmtRatio(output.getLogsRpsRatio), runsOf('node', 'getLogs'), runsOf('anvil', 'getLogs')]);
+    }
+    if (n.blockReceipts && a.blockReceipts) {
+      rows.push(['eth_getBlockReceipts full blocks (req/s)', fmtRate(n.blockReceipts.requestsPerSec), fmtRate(a.blockReceipts.requestsPerSec), fmtRatio(output.blockReceiptsRpsRatio), runsOf('node', 'blockReceipts'), runsOf('anvil', 'blockReceipts')]);
     }
     const text = `${table(rows)}\n(1 s blocks, 30M gas: ≤ 1,428 transfers per block on both; ${output.errors} errors; foreign CPU ≤ ${output.maxForeignCpuPercent.toFixed(1)}%)`;
     emitReport(text, output, values.json);

@@ -127,6 +127,13 @@ export async function initNodeHome(options: NodeHomeOptions): Promise<NodeHome> 
   }
 }
 
+/** Rewrites the home's block interval (`timeout_commit`); takes effect at the next start. */
+export async function setBlockInterval(home: NodeHome, blockMs: number): Promise<void> {
+  const config = await loadConfig(home.home);
+  const node = { ...config.node, consensus: { ...config.node.consensus, timeoutCommit: Duration.fromMilliseconds(blockMs) } };
+  writeFileSync(join(home.home, 'config', 'config.toml'), renderConfigToml(node));
+}
+
 /** A running benchmark process (node or Anvil). */
 export interface RunningProcess {
   readonly pid: number;

@@ -56,6 +56,8 @@ export interface Receipt {
 export interface IndexedLog extends Log {
   blockHeight: number;
   blockHash: Buffer;
+  /** Time of the block, ms since the epoch (RPC shows it as `blockTimestamp`). */
+  blockTimeMs: number;
   txHash: Buffer;
   txIndex: number;
   /** Index of the log within its block. */
@@ -67,6 +69,8 @@ export interface StoredReceipt extends Omit<Receipt, 'logs'> {
   txHash: Buffer;
   blockHeight: number;
   blockHash: Buffer;
+  /** Time of the block, ms since the epoch. */
+  blockTimeMs: number;
   txIndex: number;
   logs: IndexedLog[];
   /** The bloom of this receipt's logs. */
@@ -432,10 +436,44 @@ export class BlockStore {
       txHash: Buffer.from(hash),
       blockHeight,
       blockHash: block.hash,
+      blockTimeMs: block.header.timeMs,
       txIndex,
       logs,
       logsBloom: logsBloom(logs),
     };
+  }
+
+  /**
+   * The receipts of every tx of the block at `height`, in order; undefined for an unknown
+   * height. The block and its logs are decoded once and the receipts read in one batch, not
+   * once per transaction.
+   */
+  receiptsOfBlock(height: number): StoredReceipt[] | undefined {
+    const block = this.blockByHeight(height);
+    if (!block) return undefined;
+    const hashes = block.txs.map((raw) => txHash(raw));
+    const encoded = hashes.length === 0 ? [] : this.kv.getMany(hashes.map((hash) => key(P_RECEIPT, hash)));
+    const byTx = new Map<number, IndexedLog[]>();
+    for (const log of this.blockLogs(block)) {
+      const list = byTx.get(log.txIndex);
+      if (list) list.push(log);
+      else byTx.set(log.txIndex, [log]);
+    }
+    return hashes.map((hash, txIndex) => {
+      const receipt = encoded[txIndex];
+      if (!receipt) throw new BlockStoreError(`block ${height} holds tx ${txIndex} without a receipt; the block store is damaged`);
+      const logs = byTx.get(txIndex) ?? [];
+      return {
+        ...decodeReceipt(receipt),
+        txHash: hash,
+        blockHeight: height,
+        blockHash: block.hash,
+        blockTimeMs: block.header.timeMs,
+        txIndex,
+        logs,
+        logsBloom: logsBloom(logs),
+      };
+    });
   }
 
   /** Every log of the block at `height` (empty for an unknown height). */
@@ -498,7 +536,15 @@ export class BlockStore {
         hashOfTx = txHash(raw);
         hashes.set(log.txIndex, hashOfTx);
       }
-      return { ...log, blockHeight: block.header.height, blockHash: block.hash, txHash: hashOfTx, txIndex: log.txIndex, logIndex };
+      return {
+        ...log,
+        blockHeight: block.header.height,
+        blockHash: block.hash,
+        blockTimeMs: block.header.timeMs,
+        txHash: hashOfTx,
+        txIndex: log.txIndex,
+        logIndex,
+      };
     });
   }
 }

@@ -137,6 +137,8 @@ export class Mempool {
   private readonly invalid: LRUCache<string, string>;
   private readonly now: () => number;
   private height: number;
+  /** Told about each admitted tx (pending-transaction filters and subscriptions). */
+  readonly #admitted = new Set<(tx: MempoolTx) => void>();
 
   constructor(private readonly options: MempoolOptions) {
     if (!Number.isSafeInteger(options.size) || options.size < 1) throw new RangeError('mempool size must be a positive integer');
@@ -192,7 +194,14 @@ export class Mempool {
     if (replaced) this.byHash.delete(plainHex(replaced.hash));
     queue.byNonce.set(tx.nonce, tx);
     this.byHash.set(key, tx);
+    for (const listener of this.#admitted) listener(tx);
     return tx;
+  }
+
+  /** Calls `listener` with each tx admitted from now on, until the returned function is called. */
+  onAdmitted(listener: (tx: MempoolTx) => void): () => void {
+    this.#admitted.add(listener);
+    return () => this.#admitted.delete(listener);
   }
 
   /** True when the tx with this hash is pending. */
@@ -284,6 +293,23 @@ export class Mempool {
       }
     }
     return evicted;
+  }
+
+  /**
+   * Every pending tx split as geth's txpool splits them: `pending` can run next (each sender's
+   * nonces from its account nonce without a gap), `queued` waits behind a gap; by sender, then nonce.
+   */
+  content(): { pending: MempoolTx[]; queued: MempoolTx[] } {
+    const pending: MempoolTx[] = [];
+    const queued: MempoolTx[] = [];
+    for (const queue of this.senders.values()) {
+      const ready = queue.executable();
+      pending.push(...ready);
+      const runnable = new Set(ready);
+      const waiting = [...queue.byNonce.values()].filter((tx) => !runnable.has(tx));
+      queued.push(...waiting.sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0)));
+    }
+    return { pending, queued };
   }
 
   /** Every pending tx, by sender then nonce. */

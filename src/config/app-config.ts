@@ -79,6 +79,10 @@ export interface EvmRpcConfig {
   readonly maxResponseBytes: number;
   /** `max-log-block-range`: widest block range of one `eth_getLogs`. */
   readonly maxLogBlockRange: number;
+  /** `max-filters`: polling filters (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter) installed at once. */
+  readonly maxFilters: number;
+  /** `filter-timeout`: a polling filter not polled for this long is removed. */
+  readonly filterTimeout: Duration;
   /** `trace-timeout`: per-transaction time limit of a trace whose request names no `timeout`. */
   readonly traceTimeout: Duration;
   /** `max-concurrent-traces`: `debug_trace*` calls run at once; more are refused. */
@@ -240,6 +244,18 @@ export const EVM_SECTION: SectionSchema<EvmRpcConfig> = {
       doc: 'Widest block range one eth_getLogs call may scan.',
       kind: integerKind({ min: 1 }),
       default: 2000,
+    },
+    maxFilters: {
+      key: 'max-filters',
+      doc: 'Polling filters (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter) installed at once; a further one is refused (error -32005) until one is uninstalled or expires.',
+      kind: integerKind({ min: 1, max: 1_000_000 }),
+      default: 1000,
+    },
+    filterTimeout: {
+      key: 'filter-timeout',
+      doc: 'A polling filter that no eth_getFilterChanges has read for this long is removed (geth: "5m").',
+      kind: durationKind({ positive: true }),
+      default: Duration.parse('5m'),
     },
     traceTimeout: {
       key: 'trace-timeout',

@@ -4,9 +4,11 @@
  * App, hands transactions to the mempool, and fans new blocks out to subscribers.
  */
 import type { TypedTransaction } from '@ethereumjs/tx';
+import { decode as rlpDecode } from '@ethereumjs/rlp';
+import { Address, bytesToBigInt, createContractAddress } from '@ethereumjs/util';
 import { LRUCache } from 'lru-cache';
 import type { App, CallBlock } from '../app/index.js';
-import type { StoredBlock } from '../chain/block.js';
+import { encodeBlock, encodeHeader, type StoredBlock } from '../chain/block.js';
 import type { IndexedLog, StoredReceipt } from '../chain/block-store.js';
 import { AlreadyKnownError, MempoolError, MempoolFullError, type Mempool } from '../chain/mempool.js';
 import { CallFailedError, CallRevertedError } from '../evm/call.js';
@@ -32,6 +34,8 @@ import {
   type RejectReason,
   type StateOverrides,
   type SyncStatus,
+  type TxPoolContent,
+  type TxPoolStatus,
   type Unsubscribe,
 } from '../rpc/eth/index.js';
 import { bytesHex } from '../util/hex.js';
@@ -53,6 +57,52 @@ const REJECT_REASONS: Partial<Record<TxRejectionCode, RejectReason>> = {
 
 function bigintOf(value: bigint | undefined): bigint {
   return value ?? 0n;
+}
+
+/** A block time in ms as the seconds Ethereum timestamps count. */
+function seconds(timeMs: number): bigint {
+  return BigInt(Math.floor(timeMs / 1000));
+}
+
+/**
+ * The nonce of a raw signed transaction, read from its RLP without recovering the sender: the
+ * first field of a legacy transaction, the second (after the chain id) of a typed one.
+ */
+function rawTxNonce(raw: Uint8Array): bigint {
+  const typed = raw[0]! < 0x80;
+  const fields = rlpDecode(typed ? raw.subarray(1) : raw) as Uint8Array[];
+  return bytesToBigInt(fields[typed ? 1 : 0]!);
+}
+
+/**
+ * The receipt's contract address: geth names the address a creation would have had even when
+ * it failed, while the store keeps one only for a successful creation.
+ */
+function contractAddressOf(receipt: StoredReceipt, rawTx: () => Uint8Array | undefined): Uint8Array | null {
+  if (receipt.contractAddress !== null || receipt.to !== null) return receipt.contractAddress;
+  const raw = rawTx();
+  return raw === undefined ? null : createContractAddress(new Address(receipt.from), rawTxNonce(raw)).bytes;
+}
+
+/** The eth_ view of a stored receipt; `rawTx` gives the transaction when a failed creation needs its nonce. */
+function ethReceipt(r: StoredReceipt, rawTx: () => Uint8Array | undefined): EthReceipt {
+  return {
+    transactionHash: r.txHash,
+    transactionIndex: r.txIndex,
+    blockHash: r.blockHash,
+    blockNumber: r.blockHeight,
+    blockTimestamp: seconds(r.blockTimeMs),
+    from: r.from,
+    to: r.to,
+    cumulativeGasUsed: r.cumulativeGasUsed,
+    gasUsed: r.gasUsed,
+    effectiveGasPrice: r.effectiveGasPrice,
+    contractAddress: contractAddressOf(r, rawTx),
+    logs: r.logs.map(ethLog),
+    logsBloom: r.logsBloom,
+    status: r.status,
+    type: r.txType,
+  };
 }
 
 /** The eth_ view of a decoded transaction. */
@@ -90,6 +140,7 @@ function ethTransaction(tx: TypedTransaction, hash: Uint8Array, from: Uint8Array
 
 function ethLog(log: IndexedLog): EthLog {
   return {
+    blockTimestamp: seconds(log.blockTimeMs),
     address: log.address,
     topics: log.topics,
     data: log.data,
@@ -181,6 +232,26 @@ export class NodeEthBackend implements EthBackend {
     return { ...this.#header(block), transactions };
   }
 
+  /** Recovers the sender of that one transaction only, unless the whole block is already decoded. */
+  transactionInBlock(id: BlockId, index: number): LocatedTransaction | null {
+    const block = this.#stored(id);
+    const raw = block?.txs[index];
+    if (block === undefined || raw === undefined) return null;
+    let tx = this.#blockTxs.get(Buffer.from(block.hash).toString('hex'))?.[index];
+    if (tx === undefined) {
+      const d = this.#decode(raw);
+      tx = ethTransaction(d.tx, d.hash, d.from);
+    }
+    const position = {
+      blockHash: block.hash,
+      blockNumber: block.header.height,
+      index,
+      baseFeePerGas: block.header.baseFee,
+      blockTimestamp: seconds(block.header.timeMs),
+    };
+    return { tx, position };
+  }
+
   /** Counts the stored raw txs: no decoding, no sender recovery. */
   blockTransactionCount(id: BlockId): number | null {
     return this.#stored(id)?.txs.length ?? null;
@@ -195,7 +266,13 @@ export class NodeEthBackend implements EthBackend {
       return {
         tx: ethTransaction(d.tx, d.hash, d.from),
         position: block
-          ? { blockHash: block.hash, blockNumber: located.height, index: located.index, baseFeePerGas: block.header.baseFee }
+          ? {
+              blockHash: block.hash,
+              blockNumber: located.height,
+              index: located.index,
+              baseFeePerGas: block.header.baseFee,
+              blockTimestamp: seconds(block.header.timeMs),
+            }
           : null,
       };
     }
@@ -208,22 +285,36 @@ export class NodeEthBackend implements EthBackend {
   receiptByHash(hash: Uint8Array): EthReceipt | null {
     const r: StoredReceipt | undefined = this.chain.blocks.receipt(hash);
     if (!r) return null;
-    return {
-      transactionHash: r.txHash,
-      transactionIndex: r.txIndex,
-      blockHash: r.blockHash,
-      blockNumber: r.blockHeight,
-      from: r.from,
-      to: r.to,
-      cumulativeGasUsed: r.cumulativeGasUsed,
-      gasUsed: r.gasUsed,
-      effectiveGasPrice: r.effectiveGasPrice,
-      contractAddress: r.contractAddress,
-      logs: r.logs.map(ethLog),
-      logsBloom: r.logsBloom,
-      status: r.status,
-      type: r.txType,
-    };
+    return ethReceipt(r, () => this.chain.blocks.txByHash(hash)?.rawTx);
+  }
+
+  blockReceipts(id: BlockId): EthReceipt[] | null {
+    const block = this.#stored(id);
+    if (!block) return null;
+    const receipts = this.chain.blocks.receiptsOfBlock(block.header.height);
+    if (!receipts) return null;
+    return receipts.map((r) => ethReceipt(r, () => block.txs[r.txIndex]));
+  }
+
+  /**
+   * This chain's header encoding: RLP of the list [chainId, height, timeMs, proposer,
+   * lastBlockHash, appHash, txRoot, receiptsRoot, gasUsed, gasLimit, baseFee, logsBloom]
+   * (integers minimal big-endian), whose keccak256 is the block hash, as geth's raw header hashes
+   * to its block hash. It is not Ethereum's 15+-field header: this chain's header has other fields.
+   */
+  rawHeader(id: BlockId): Uint8Array | null {
+    const block = this.#stored(id);
+    return block ? encodeHeader(block.header) : null;
+  }
+
+  /** This chain's block encoding: RLP of [header fields as in rawHeader, raw transactions, proposer signature]. */
+  rawBlock(id: BlockId): Uint8Array | null {
+    const block = this.#stored(id);
+    return block ? encodeBlock(block) : null;
+  }
+
+  rawTransaction(hash: Uint8Array): Uint8Array | null {
+    return this.chain.blocks.txByHash(hash)?.rawTx ?? this.mempool.get(hash)?.raw ?? null;
   }
 
   getLogs(query: LogQuery): EthLog[] {
@@ -328,6 +419,33 @@ export class NodeEthBackend implements EthBackend {
     return { baseFeePerGas: baseFee, nextBaseFeePerGas: baseFee, gasUsed: block.header.gasUsed, gasLimit: block.header.gasLimit, transactions };
   }
 
+  /**
+   * This chain's blocks carry no blob transactions, so their excess blob gas stays 0 and the
+   * blob base fee is EIP-4844's minimum, 1 wei.
+   */
+  blobBaseFee(): bigint {
+    return 1n;
+  }
+
+  /** No peer layer feeds this yet: a single node has no peers. */
+  peerCount(): number {
+    return 0;
+  }
+
+  txPool(): TxPoolContent {
+    const pool = this.mempool.content();
+    const view = (tx: { raw: Uint8Array }): EthTransaction => {
+      const d = this.#decode(tx.raw);
+      return ethTransaction(d.tx, d.hash, d.from);
+    };
+    return { pending: pool.pending.map(view), queued: pool.queued.map(view) };
+  }
+
+  txPoolStatus(): TxPoolStatus {
+    const stats = this.mempool.stats();
+    return { pending: stats.executable, queued: stats.future };
+  }
+
   syncing(): SyncStatus {
     return false;
   }
@@ -335,6 +453,10 @@ export class NodeEthBackend implements EthBackend {
   onNewBlock(listener: (event: NewBlockEvent) => void): Unsubscribe {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  onPendingTransaction(listener: (hash: Uint8Array) => void): Unsubscribe {
+    return this.mempool.onAdmitted((tx) => listener(tx.hash));
   }
 
   /** Tells subscribers about a stored block. */

@@ -253,7 +253,14 @@ export class StrataNode {
       });
 
       const eth = new NodeEthBackend(app, chain, mempool);
-      const rpc = createEthMethods(eth, { maxLogBlockRange: config.app.evm.maxLogBlockRange, version: VERSION, logger });
+      const rpc = createEthMethods(eth, {
+        maxLogBlockRange: config.app.evm.maxLogBlockRange,
+        maxFilters: config.app.evm.maxFilters,
+        filterTimeoutMs: config.app.evm.filterTimeout.toMilliseconds(),
+        version: VERSION,
+        logger,
+      });
+      closers.unshift(async () => rpc.filters.close());
       const debug = new WorkerDebugBackend(workers.traces, app, chain, store, traceLimitsOf(config.app.evm));
       const methods = { ...rpc.methods, ...createDebugMethods(debug) };
       const dispatcher = new Dispatcher(methods, {

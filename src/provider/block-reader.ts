@@ -63,6 +63,11 @@ export class BlockReader {
     return this.store.receipt(hash);
   }
 
+  /** The receipts of the block at `height`, in order (undefined for an unknown height). */
+  receiptsOfBlock(height: number): StoredReceipt[] | undefined {
+    return this.store.receiptsOfBlock(height);
+  }
+
   /** Logs matching `filter`, in chain order. */
   logs(filter: LogFilter): IndexedLog[] {
     return this.store.logs(filter);

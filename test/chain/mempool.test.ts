@@ -218,3 +218,21 @@ t.test('oversized txs are refused before the check', async (t) => {
   await t.rejects(mempool.add(tx({ sender: '0xa', nonce: 0 })), TxTooLargeError);
   t.equal(checks(), 0);
 });
+
+t.test('content splits pending from queued behind a gap, and listeners hear each admitted tx', async (t) => {
+  const { mempool } = pool();
+  const admitted: string[] = [];
+  const stop = mempool.onAdmitted((added) => admitted.push(`${added.sender}:${added.nonce}`));
+  await mempool.add(tx({ sender: '0xa', nonce: 3 }));
+  await mempool.add(tx({ sender: '0xa', nonce: 0 }));
+  await mempool.add(tx({ sender: '0xb', nonce: 0 }));
+  await mempool.add(tx({ sender: '0xa', nonce: 1 }));
+  const content = mempool.content();
+  t.same(order(content.pending), ['0xa:0', '0xa:1', '0xb:0'], 'runnable without a gap, by sender then nonce');
+  t.same(order(content.queued), ['0xa:3'], 'behind the gap at nonce 2');
+  await t.rejects(mempool.add(tx({ sender: '0xb', nonce: 0 })), AlreadyKnownError);
+  t.same(admitted, ['0xa:3', '0xa:0', '0xb:0', '0xa:1'], 'each admitted tx once; the refused one not at all');
+  stop();
+  await mempool.add(tx({ sender: '0xc', nonce: 0 }));
+  t.equal(admitted.length, 4, 'nothing after the listener stopped');
+});

@@ -40,6 +40,8 @@ const DOCUMENTED_APP = {
     maxConcurrentRequests: 1024,
     maxResponseBytes: 25 * MIB,
     maxLogBlockRange: 2000,
+    maxFilters: 1000,
+    filterTimeout: '5m0s',
     traceTimeout: '5s',
     maxConcurrentTraces: 8,
     maxStructLogBytes: 64 * MIB,

@@ -53,6 +53,8 @@ const CUSTOM_APP: AppConfig = {
     maxConcurrentRequests: 4,
     maxResponseBytes: 65536,
     maxLogBlockRange: 100,
+    maxFilters: 7,
+    filterTimeout: Duration.parse('90s'),
     traceTimeout: Duration.parse('1m30s'),
     maxConcurrentTraces: 2,
     maxStructLogBytes: 4096,

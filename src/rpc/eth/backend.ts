@@ -52,6 +52,8 @@ export interface TxPosition {
   readonly index: number;
   /** Base fee of that block, to report a dynamic-fee transaction's effective gas price. */
   readonly baseFeePerGas: bigint;
+  /** That block's timestamp, seconds. */
+  readonly blockTimestamp: bigint;
 }
 
 /** A transaction found by hash; `position` is null while it waits in the mempool. */
@@ -99,6 +101,8 @@ export interface EthLog {
   readonly transactionIndex: number;
   /** Index within the block. */
   readonly logIndex: number;
+  /** The block's timestamp, seconds. */
+  readonly blockTimestamp: bigint;
 }
 
 /** A transaction receipt. */
@@ -107,11 +111,14 @@ export interface EthReceipt {
   readonly transactionIndex: number;
   readonly blockHash: Uint8Array;
   readonly blockNumber: number;
+  /** The block's timestamp, seconds. */
+  readonly blockTimestamp: bigint;
   readonly from: Uint8Array;
   readonly to: Uint8Array | null;
   readonly cumulativeGasUsed: bigint;
   readonly gasUsed: bigint;
   readonly effectiveGasPrice: bigint;
+  /** The created contract for a creation, also a failed one (the address it would have had, as geth reports); else null. */
   readonly contractAddress: Uint8Array | null;
   readonly logs: readonly EthLog[];
   readonly logsBloom: Uint8Array;
@@ -193,6 +200,18 @@ export interface NewBlockEvent {
   readonly logs: readonly EthLog[];
 }
 
+/** Mempool transactions: `pending` can run next (no nonce gap), `queued` waits for a gap to fill. */
+export interface TxPoolContent {
+  readonly pending: readonly EthTransaction[];
+  readonly queued: readonly EthTransaction[];
+}
+
+/** Counts of TxPoolContent, without decoding the transactions. */
+export interface TxPoolStatus {
+  readonly pending: number;
+  readonly queued: number;
+}
+
 /** Stops a subscription to the backend. */
 export type Unsubscribe = () => void;
 
@@ -208,6 +227,16 @@ export interface EthBackend {
   block(id: BlockId): MaybePromise<EthBlock | null>;
   /** The number of transactions of the block `id` names (without decoding them), or null when there is none. */
   blockTransactionCount(id: BlockId): MaybePromise<number | null>;
+  /** The transaction at `index` of the block `id` names, with its position; null when there is no such block or index. */
+  transactionInBlock(id: BlockId, index: number): MaybePromise<LocatedTransaction | null>;
+  /** The receipts of the block `id` names, in order, or null when there is none. */
+  blockReceipts(id: BlockId): MaybePromise<readonly EthReceipt[] | null>;
+  /** This chain's encoding of the header of the block `id` names (keccak256 of it is the block hash), or null. */
+  rawHeader(id: BlockId): MaybePromise<Uint8Array | null>;
+  /** This chain's encoding of the block `id` names, or null. */
+  rawBlock(id: BlockId): MaybePromise<Uint8Array | null>;
+  /** The signed envelope of a mined or pending transaction, or null when unknown. */
+  rawTransaction(hash: Uint8Array): MaybePromise<Uint8Array | null>;
   /** A transaction by hash: mined (with position) or pending; null when unknown. */
   transactionByHash(hash: Uint8Array): MaybePromise<LocatedTransaction | null>;
   /** The receipt of a mined transaction, or null. */
@@ -239,8 +268,18 @@ export interface EthBackend {
   maxPriorityFeePerGas(): MaybePromise<bigint>;
   /** Fee data of a block, or null when not available. */
   feeData(height: number): MaybePromise<BlockFeeData | null>;
+  /** Blob base fee (EIP-4844) a blob transaction in the next block would pay. */
+  blobBaseFee(): MaybePromise<bigint>;
+  /** Peers the node is connected to. */
+  peerCount(): number;
+  /** Every mempool transaction, split as geth's txpool splits them. */
+  txPool(): MaybePromise<TxPoolContent>;
+  /** How many mempool transactions are pending and queued. */
+  txPoolStatus(): TxPoolStatus;
   /** Whether the node is catching up. */
   syncing(): MaybePromise<SyncStatus>;
   /** Calls `listener` after each committed block, until the returned function is called. */
   onNewBlock(listener: (event: NewBlockEvent) => void): Unsubscribe;
+  /** Calls `listener` with the hash of each transaction the mempool admits, until the returned function is called. */
+  onPendingTransaction(listener: (hash: Uint8Array) => void): Unsubscribe;
 }

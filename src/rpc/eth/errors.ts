@@ -42,3 +42,15 @@ export function proofsUnsupported(): RpcError {
     'historical proofs are not supported: the state store keeps raw key/values only and cannot build Merkle proofs; use eth_getStorageAt / eth_getBalance instead',
   );
 }
+
+/** A filter id that names no installed filter (unknown, uninstalled or expired), as geth says it. */
+export function filterNotFound(): RpcError {
+  return RpcError.server('filter not found');
+}
+
+/** The filter table is full: a limit, so clients back off, with what to do about it. */
+export function tooManyFilters(max: number): RpcError {
+  return RpcError.limitExceeded(
+    `too many filters: max-filters is ${max}; uninstall filters no longer polled (eth_uninstallFilter) or wait for them to expire`,
+  );
+}

@@ -6,6 +6,8 @@ import { parseAddress, parseBlockNumber, parseHash } from './params.js';
 
 /** geth's cap on topic positions. */
 export const MAX_TOPICS = 4;
+/** geth's cap on the addresses of one filter. */
+export const MAX_ADDRESSES = 1000;
 
 /** Address and topic criteria shared by eth_getLogs and logs subscriptions. */
 export interface LogCriteria {
@@ -22,7 +24,10 @@ export interface LogFilter extends LogCriteria {
 
 function parseAddresses(value: unknown, index: number): Uint8Array[] {
   if (value === undefined || value === null) return [];
-  if (Array.isArray(value)) return value.map((entry: unknown) => parseAddress(entry, index));
+  if (Array.isArray(value)) {
+    if (value.length > MAX_ADDRESSES) throw RpcError.server('exceed max addresses');
+    return value.map((entry: unknown) => parseAddress(entry, index));
+  }
   return [parseAddress(value, index)];
 }
 
@@ -99,4 +104,23 @@ export function checkLogRange(from: number, to: number, head: number, maxRange: 
       `block range too large: ${width} blocks requested (${from} to ${to}) but max-log-block-range is ${maxRange}; split the query into ranges of at most ${maxRange} blocks`,
     );
   }
+}
+
+/**
+ * The block bounds geth accepts for a polling log filter: both following the head ("latest" or
+ * absent), a fixed range, or a fixed start that follows the head. Pending logs do not exist here.
+ */
+export function checkFilterBounds(filter: LogFilter): void {
+  const bound = (value: LogFilter['fromBlock']): number | 'latest' | 'pending' | 'other' => {
+    if (value === undefined) return 'latest';
+    if (value.kind === 'number') return value.number;
+    if (value.tag === 'latest' || value.tag === 'pending') return value.tag;
+    return 'other';
+  };
+  const from = bound(filter.fromBlock);
+  const to = bound(filter.toBlock);
+  if (from === 'pending' || to === 'pending') throw RpcError.server('pending logs are not supported');
+  if (from === 'latest' && to === 'latest') return;
+  if (typeof from === 'number' && (to === 'latest' || (typeof to === 'number' && to >= from))) return;
+  throw RpcError.server('invalid from and to block combination');
 }

@@ -38,7 +38,13 @@ export function formatBlock(block: EthBlock, fullTransactions: boolean): JsonObj
   const header = formatHeader(block);
   const transactions = fullTransactions
     ? block.transactions.map((tx, index) =>
-        formatTransaction(tx, { blockHash: block.hash, blockNumber: block.number, index, baseFeePerGas: block.baseFeePerGas }),
+        formatTransaction(tx, {
+          blockHash: block.hash,
+          blockNumber: block.number,
+          index,
+          baseFeePerGas: block.baseFeePerGas,
+          blockTimestamp: block.timestamp,
+        }),
       )
     : block.transactions.map((tx) => bytesHex(tx.hash));
   return { ...header, size: quantity(block.size), transactions, uncles: [] };
@@ -59,6 +65,7 @@ export function formatTransaction(tx: EthTransaction, position: TxPosition | nul
   const out: JsonObject = {
     blockHash: position === null ? null : bytesHex(position.blockHash),
     blockNumber: position === null ? null : quantity(position.blockNumber),
+    blockTimestamp: position === null ? null : quantity(position.blockTimestamp),
     from: bytesHex(tx.from),
     gas: quantity(tx.gas),
     gasPrice: quantity(effectiveGasPrice(tx, position?.baseFeePerGas)),
@@ -98,6 +105,7 @@ export function formatLog(log: EthLog): JsonObject {
     transactionHash: bytesHex(log.transactionHash),
     transactionIndex: quantity(log.transactionIndex),
     blockHash: bytesHex(log.blockHash),
+    blockTimestamp: quantity(log.blockTimestamp),
     logIndex: quantity(log.logIndex),
     removed: false,
   };
@@ -108,6 +116,7 @@ export function formatReceipt(receipt: EthReceipt): JsonObject {
   return {
     blockHash: bytesHex(receipt.blockHash),
     blockNumber: quantity(receipt.blockNumber),
+    blockTimestamp: quantity(receipt.blockTimestamp),
     contractAddress: receipt.contractAddress === null ? null : bytesHex(receipt.contractAddress),
     cumulativeGasUsed: quantity(receipt.cumulativeGasUsed),
     effectiveGasPrice: quantity(receipt.effectiveGasPrice),

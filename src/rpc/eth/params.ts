@@ -227,3 +227,13 @@ export function parseStateOverrides(value: unknown, index: number): StateOverrid
   }
   return overrides;
 }
+
+/** A transaction index within a block (hexutil.Uint). */
+export function parseIndex(value: unknown, index: number): number {
+  if (typeof value !== 'string') throw invalidArgument(index, 'json: cannot unmarshal non-string into Go value of type hexutil.Uint');
+  const problem = quantityProblem(value, 64);
+  if (problem !== undefined) throw invalidArgument(index, problem);
+  const number = BigInt(value);
+  // Past any block's transaction count: an index this large finds nothing, as in geth.
+  return number > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(number);
+}

@@ -3,12 +3,12 @@
  * block out to the subscriptions; a subscription lives until eth_unsubscribe or until its
  * connection closes (noticed at the next push, since the connection's close is not reported here).
  */
-import { randomBytes } from 'node:crypto';
 import { Logger } from '../../log/logger.js';
 import type { WsConnection } from '../transport/types.js';
 import type { EthBackend, NewBlockEvent, Unsubscribe } from './backend.js';
 import { logMatches, type LogCriteria } from './filters.js';
 import { formatHeader, formatLog } from './format.js';
+import { newRpcId } from './rpc-id.js';
 
 /** Subscription kinds served. */
 export type SubscriptionKind = 'newHeads' | 'logs';
@@ -37,9 +37,9 @@ export class SubscriptionHub {
     return this.#byId.size;
   }
 
-  /** Starts a subscription on `connection`; returns geth-style id (0x + 32 hex digits). */
+  /** Starts a subscription on `connection`; returns a geth-style id. */
   subscribe(connection: WsConnection, kind: SubscriptionKind, criteria: LogCriteria): string {
-    const id = `0x${randomBytes(16).toString('hex')}`;
+    const id = newRpcId();
     this.#byId.set(id, { id, kind, connection, criteria });
     this.#stopBackend ??= this.#backend.onNewBlock((event) => this.#publish(event));
     return id;

@@ -1,12 +1,17 @@
 /** What every eth_ method group is built from. */
 import type { Logger } from '../../../log/logger.js';
 import type { EthBackend, MaybePromise } from '../backend.js';
+import type { FilterRegistry } from '../filter-registry.js';
 import type { SubscriptionHub } from '../subscriptions.js';
 
 /** Settings of the eth method table. */
 export interface EthMethodsOptions {
   /** `max-log-block-range`: widest eth_getLogs range. */
   maxLogBlockRange: number;
+  /** `max-filters`: polling filters installed at once (default 1,000). */
+  maxFilters?: number;
+  /** `filter-timeout` in ms: an unpolled filter expires after it (default 5 minutes, as in geth). */
+  filterTimeoutMs?: number;
   /** Node version for web3_clientVersion, e.g. "v0.1.0". */
   version: string;
   logger?: Logger;
@@ -17,6 +22,7 @@ export interface EthMethodContext {
   readonly backend: EthBackend;
   readonly options: EthMethodsOptions;
   readonly subscriptions: SubscriptionHub;
+  readonly filters: FilterRegistry;
 }
 
 /**

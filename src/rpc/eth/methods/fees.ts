@@ -7,11 +7,12 @@ import { quantity } from '../hex.js';
 import { parseBlockNumber } from '../params.js';
 import { then, type EthMethodContext } from './context.js';
 
-/** eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory. */
+/** eth_gasPrice, eth_maxPriorityFeePerGas, eth_blobBaseFee, eth_feeHistory. */
 export function feeMethods({ backend }: EthMethodContext): MethodTable {
   return {
     eth_gasPrice: (params) => (expectParams(params, 0), then(backend.gasPrice(), quantity)),
     eth_maxPriorityFeePerGas: (params) => (expectParams(params, 0), then(backend.maxPriorityFeePerGas(), quantity)),
+    eth_blobBaseFee: (params) => (expectParams(params, 0), then(backend.blobBaseFee(), quantity)),
     eth_feeHistory: async (params) => {
       expectParams(params, 2, 3);
       const count = parseBlockCount(params[0], 0);
