@@ -129,6 +129,13 @@ export interface RestoreOptions {
   onChunk?: (index: number, total: number, bytes: number) => void;
   /** A chunk that fails verification is fetched again this many times before the restore fails (default 2). */
   chunkRetries?: number;
+  /**
+   * Directories under `dataDir` that `beforeCommit` writes (the block store): they must be
+   * empty too, and a discarded restore removes them with the stores.
+   */
+  alsoWrites?: string[];
+  /** Runs once the state is verified, before the restore is marked complete. */
+  beforeCommit?: () => Promise<void>;
 }
 
 /** What a restore did. */
@@ -144,6 +151,7 @@ interface Marker {
   height: number;
   backend: string;
   split: boolean;
+  also?: string[];
 }
 
 /** The state directories a restore writes, for a given SS configuration. */
@@ -168,7 +176,8 @@ export function discardInterruptedRestore(dataDir: string): boolean {
     marker = { height: 0, backend: 'pebbledb', split: true };
     rmSync(join(dataDir, 'rocksdb'), { recursive: true, force: true });
   }
-  for (const dir of stateDirs(dataDir, marker.backend, marker.split)) rmSync(dir, { recursive: true, force: true });
+  const also = (marker.also ?? []).filter((name) => /^[a-z0-9_.-]+$/.test(name) && name !== '.' && name !== '..');
+  for (const dir of [...stateDirs(dataDir, marker.backend, marker.split), ...also.map((n) => join(dataDir, n))]) rmSync(dir, { recursive: true, force: true });
   rmSync(stagedStreamPath(dataDir), { force: true });
   rmSync(restoredFromPath(dataDir), { force: true });
   rmSync(path, { force: true });
@@ -226,7 +235,8 @@ export async function restoreSnapshot(options: RestoreOptions): Promise<RestoreR
   const { dataDir, manifest, source, ss } = options;
   discardInterruptedRestore(dataDir);
   const cosmosDir = cosmosStoreDir(dataDir, ss.backend);
-  for (const dir of [memiavlDir(dataDir), flatkvDir(dataDir), cosmosDir, evmStoreDir(dataDir)]) {
+  const also = options.alsoWrites ?? [];
+  for (const dir of [memiavlDir(dataDir), flatkvDir(dataDir), cosmosDir, evmStoreDir(dataDir), ...also.map((n) => join(dataDir, n))]) {
     if (populated(dir)) {
       throw new RestoreTargetError(
         `${dir} already holds state; a snapshot is restored only into an emptied data directory (remove data/ except priv_validator_state.json, or \`stratad init\` a new home)`,
@@ -237,7 +247,7 @@ export async function restoreSnapshot(options: RestoreOptions): Promise<RestoreR
     throw new AppHashMismatchError(`the snapshot of height ${manifest.height} promises app hash ${manifest.appHash}, but the trusted app hash is ${hex(options.trustedAppHash)}; use a snapshot of the trusted chain`);
   }
   mkdirSync(dataDir, { recursive: true });
-  const marker: Marker = { height: manifest.height, backend: ss.backend, split: ss.evmSsSplit };
+  const marker: Marker = { height: manifest.height, backend: ss.backend, split: ss.evmSsSplit, also };
   await writeFileSynced(restoreMarkerPath(dataDir), Buffer.from(`${JSON.stringify(marker)}\n`));
   syncDirectory(dataDir);
 
@@ -321,6 +331,7 @@ export async function restoreSnapshot(options: RestoreOptions): Promise<RestoreR
     );
   }
   rmSync(streamPath, { force: true });
+  await options.beforeCommit?.();
   await writeFileSynced(restoredFromPath(dataDir), Buffer.from(`${JSON.stringify({ height: manifest.height, appHash })}\n`));
   // The commit point: without the marker the home is a complete restored state.
   rmSync(restoreMarkerPath(dataDir));
