@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createPublicClient, createWalletClient, encodeFunctionData, http, parseEther, type Abi, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { devAccounts } from '../../src/chain/genesis-file.js';
-import { loadConfig, renderAppToml } from '../../src/config/index.js';
+import { Duration, loadConfig, renderAppToml } from '../../src/config/index.js';
 import { listSnapshots, restoreMarkerPath, snapshotsDir, type Backend } from '../../src/store/index.js';
 import { ROOT, initHome, startNode, stratad, type TestHome } from './fixtures/node-process.js';
 import { chainOf, rawRpc } from './fixtures/rpc-client.js';
@@ -30,6 +30,9 @@ async function configure(home: TestHome, change: { backend?: Backend; split?: bo
     ...config.app,
     stateStore: { ...config.app.stateStore, backend: change.backend ?? config.app.stateStore.backend, evmSsSplit: change.split ?? config.app.stateStore.evmSsSplit },
     stateSync: { ...config.app.stateSync, snapshotInterval: change.interval ?? config.app.stateSync.snapshotInterval },
+    // A fresh node's first calls wait for its execution workers to load; on a shared test
+    // machine that can pass the 5 s default, and latency is not what these tests measure.
+    evm: { ...config.app.evm, rpcEvmTimeout: Duration.parse('60s') },
   };
   writeFileSync(join(home.home, 'config', 'app.toml'), renderAppToml(app));
 }
