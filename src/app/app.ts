@@ -3,6 +3,8 @@
  * (SC), commits them to an app hash, applies the same changesets to the State Store (SS) at
  * the same version, and answers state queries at the latest or an older height.
  */
+import { existsSync } from 'node:fs';
+
 import type { Common } from '@ethereumjs/common';
 import { Capability } from '@ethereumjs/tx';
 
@@ -10,6 +12,9 @@ import type { Logger } from '../log/logger.js';
 import {
   CommitStore,
   CompositeStateStore,
+  exportStream,
+  restoreMarkerPath,
+  type ExportedStream,
   type CommitStoreOptions,
   type NamedChangeset,
   type StateStoreConfig,
@@ -29,7 +34,7 @@ import { VmPool } from '../evm/vm-pool.js';
 import { checkTx, decodeTx, type DecodedTx } from '../evm/validate.js';
 import type { AppReader } from './app-reader.js';
 import { mergeChangesets } from './changesets.js';
-import { AppClosedError, BlockOrderError } from './errors.js';
+import { AppClosedError, BlockOrderError, InterruptedRestoreError } from './errors.js';
 import { ownExecutionContext, type ExecutionContext } from './execution-context.js';
 import { genesisChangesets, type Genesis } from './genesis.js';
 import { checkStateStorePresent, reconcileStateStore } from './state-store-check.js';
@@ -147,8 +152,20 @@ export class App implements AppReader {
     this.#callCache = new CallResultCache(callCacheEntries);
   }
 
-  /** Opens the SC and SS under `dataDir` (the SS runs its split safety checks). */
+  /**
+   * Opens the SC and SS under `dataDir`. Every check that can refuse — an unfinished snapshot
+   * restore, a missing SS, the split safety checks — runs first, on what is on disk, so a
+   * refused open changes nothing.
+   */
   static async open(dataDir: string, options: AppOptions, genesis: Genesis, logger: Logger): Promise<App> {
+    if (existsSync(restoreMarkerPath(dataDir))) {
+      throw new InterruptedRestoreError(
+        `${dataDir} holds a snapshot restore that did not finish (${restoreMarkerPath(dataDir)}); its state is partial and is never served: ` +
+          'run the restore again (it discards the partial import first), or empty the data directory',
+      );
+    }
+    checkStateStorePresent(undefined, options.ss, dataDir);
+    await CompositeStateStore.preflight(dataDir, options.ss);
     const sc = await CommitStore.open(dataDir, { initialVersion: genesis.initial_height, ...options.commit });
     let ss: CompositeStateStore;
     try {
@@ -219,6 +236,21 @@ export class App implements AppReader {
   /** Executes, commits and stores one block; blocks must come in height order. */
   executeBlock(header: BlockHeaderInput, rawTxs: readonly Uint8Array[]): Promise<BlockResult> {
     const run = this.#executing.then(() => this.#executeBlock(header, rawTxs));
+    this.#executing = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Exports the committed state's snapshot stream into a temporary directory of `root`. It
+   * runs between blocks — after a running executeBlock, and the next one waits for it — since
+   * the commit store cannot export with changes staged. Cutting the stream into chunks
+   * (finishSnapshot) needs nothing of the app and runs beside block production.
+   */
+  exportSnapshotStream(root: string): Promise<ExportedStream> {
+    const run = this.#executing.then(() => {
+      this.#live();
+      return exportStream(this.#sc, root);
+    });
     this.#executing = run.catch(() => undefined);
     return run;
   }

@@ -20,3 +20,6 @@ export class AppClosedError extends AppError {
     super('the app is closed; open it again before using it');
   }
 }
+
+/** The home holds a snapshot restore that did not finish; its partial state must not be served. */
+export class InterruptedRestoreError extends AppError {}

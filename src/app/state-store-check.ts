@@ -12,7 +12,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 
 import type { Logger } from '../log/logger.js';
-import { cosmosStoreDir, evmStoreDir, type CommitStore, type CompositeStateStore, type StateStoreConfig } from '../store/index.js';
+import { commitmentHasHistory, cosmosStoreDir, evmStoreDir, type CommitStore, type CompositeStateStore, type StateStoreConfig } from '../store/index.js';
 import { AppError } from './errors.js';
 
 const REMEDY =
@@ -24,14 +24,16 @@ export class StateStoreBehindError extends AppError {}
 
 /**
  * Refuses, before the SS is opened (which would create it), when the SC has history and the
- * Cosmos SS directory is missing or empty.
+ * Cosmos SS directory is missing or empty. Without an open SC (`sc` undefined) its history is
+ * read from memiavl's directory, so the check can run before anything is opened for writing.
  */
-export function checkStateStorePresent(sc: CommitStore, config: StateStoreConfig, dataDir: string): void {
+export function checkStateStorePresent(sc: CommitStore | undefined, config: StateStoreConfig, dataDir: string): void {
   const dir = cosmosStoreDir(dataDir, config.backend);
-  const scVersion = sc.version();
-  if (scVersion === 0 || (existsSync(dir) && readdirSync(dir).length > 0)) return;
+  if (existsSync(dir) && readdirSync(dir).length > 0) return;
+  if (sc ? sc.version() === 0 : !commitmentHasHistory(dataDir)) return;
+  const committed = sc ? `is at height ${sc.version()}` : 'has committed blocks';
   throw new StateStoreBehindError(
-    `the state store (${dir}, ss-backend "${config.backend}") holds no history but the state commitment is at height ${scVersion}: ` +
+    `the state store (${dir}, ss-backend "${config.backend}") holds no history but the state commitment ${committed}: ` +
       `historical queries would be answered wrongly, so the node does not start; ${REMEDY}`,
   );
 }

@@ -101,6 +101,14 @@ export interface EvmRpcConfig {
   readonly maxTraceTimeout: Duration;
 }
 
+/** `[state-sync]`: the snapshots a node writes for others to state-sync from. */
+export interface StateSyncSnapshotConfig {
+  /** `snapshot-interval`: blocks between snapshots written to data/snapshots/; 0 writes none. */
+  readonly snapshotInterval: number;
+  /** `snapshot-keep-recent`: snapshots kept, newest first; 0 keeps all. */
+  readonly snapshotKeepRecent: number;
+}
+
 /** Everything `config/app.toml` configures. */
 export interface AppConfig {
   /** `[state-commit]`. */
@@ -109,6 +117,8 @@ export interface AppConfig {
   readonly stateStore: StateStoreConfig;
   /** `[evm]`. */
   readonly evm: EvmRpcConfig;
+  /** `[state-sync]`. */
+  readonly stateSync: StateSyncSnapshotConfig;
 }
 
 const MIB = 1024 * 1024;
@@ -308,11 +318,32 @@ export const EVM_SECTION: SectionSchema<EvmRpcConfig> = {
   },
 };
 
+/** Schema of `[state-sync]` (the Cosmos SDK's keys and defaults: off, two kept). */
+export const STATE_SYNC_SECTION: SectionSchema<StateSyncSnapshotConfig> = {
+  name: 'state-sync',
+  doc: 'State-sync snapshots of the state commitment, written to data/snapshots/ for other nodes to start from.',
+  settings: {
+    snapshotInterval: {
+      key: 'snapshot-interval',
+      doc: 'Blocks between snapshots; 0 writes none. data/snapshots/ may be deleted at any time to free space.',
+      kind: integerKind({ min: 0 }),
+      default: 0,
+    },
+    snapshotKeepRecent: {
+      key: 'snapshot-keep-recent',
+      doc: 'Snapshots kept, newest first; 0 keeps all.',
+      kind: integerKind({ min: 0, max: 1000 }),
+      default: 2,
+    },
+  },
+};
+
 /** The sections of `app.toml`, in rendering order. */
 export const APP_SECTIONS = {
   stateCommit: STATE_COMMIT_SECTION,
   stateStore: STATE_STORE_SECTION,
   evm: EVM_SECTION,
+  stateSync: STATE_SYNC_SECTION,
 } as const;
 
 /** The configuration a node uses when `app.toml` sets nothing. */
@@ -321,6 +352,7 @@ export function defaultAppConfig(): AppConfig {
     stateCommit: defaultsOf(STATE_COMMIT_SECTION.settings),
     stateStore: defaultsOf(STATE_STORE_SECTION.settings),
     evm: defaultsOf(EVM_SECTION.settings),
+    stateSync: defaultsOf(STATE_SYNC_SECTION.settings),
   };
 }
 
@@ -339,6 +371,7 @@ export function parseAppConfig(root: TomlTable, file: string = APP_TOML): Parsed
     stateCommit: read(STATE_COMMIT_SECTION),
     stateStore: readSettings(ctx, STATE_STORE_SECTION.name, STATE_STORE_SECTION.settings, stateStoreTable, overrides),
     evm: read(EVM_SECTION),
+    stateSync: read(STATE_SYNC_SECTION),
   };
   checkSplitRules(ctx, config);
   return { config, warnings: ctx.warnings };

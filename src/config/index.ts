@@ -13,6 +13,7 @@ export {
   type SsBackend,
   type StateCommitConfig,
   type StateStoreConfig,
+  type StateSyncSnapshotConfig,
 } from './app-config.js';
 export { formatHostPort, formatListenAddress, parseHostPort, parseListenAddress, type HostPort, type ListenAddress } from './address.js';
 export { Duration, DurationSyntaxError, formatDuration, parseDuration } from './duration.js';

@@ -29,6 +29,7 @@ import { openHomeApp } from './app-options.js';
 import { NodeEthBackend } from './eth-backend.js';
 import { homePaths, type HomePaths } from './home.js';
 import { BlockProducer, type ResumedProposal } from './producer.js';
+import { startSnapshotScheduler } from './snapshot-scheduler.js';
 import { WorkerCallExecutor, WorkerDebugBackend, WorkerPool } from './execution-workers/index.js';
 import { ChainProvider } from '../provider/index.js';
 import { bytesHex, plainHex } from '../util/hex.js';
@@ -325,6 +326,8 @@ export class StrataNode {
       let halt: (error: Error) => void = () => undefined;
       const halted = new Promise<Error>((resolve) => (halt = resolve));
       let producer: BlockProducer | undefined;
+      const snapshots = startSnapshotScheduler(app, store, paths.data, config.app.stateSync, logger);
+      closers.unshift(() => snapshots.close());
       if (isValidator && validatorAddress) {
         producer = new BlockProducer({
           app,
@@ -333,7 +336,7 @@ export class StrataNode {
           signer: BlockSigner.open(paths.validatorKey, paths.signState),
           proposer: validatorAddress,
           logger,
-          onBlock: (block) => eth.publishBlock(block.header.height),
+          onBlock: (block) => (eth.publishBlock(block.header.height), snapshots.afterBlock(block.header.height)),
           proposalPath: proposalPath(paths.data),
           resume,
           onHalt: halt,

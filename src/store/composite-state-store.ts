@@ -221,6 +221,26 @@ export class CompositeStateStore {
   }
 
   /**
+   * The three split safety checks as a dry run on read-only views (nothing on disk changes):
+   * throws SplitSafetyCheckError when open would refuse. A no-op without the split. Run it
+   * before any other store of the home is opened for writing, so a refused start writes nothing.
+   */
+  static async preflight(dataDir: string, config: StateStoreConfig): Promise<void> {
+    if (!config.evmSsSplit) return;
+    const cosmosDir = cosmosStoreDir(dataDir, config.backend);
+    const evmDir = evmStoreDir(dataDir);
+    const pruneTarget = pendingPruneTarget(cosmosDir);
+    const cosmosBefore = await peekCosmos(cosmosDir, config.backend);
+    checkEvmDirectory(evmDir, cosmosBefore);
+    if (directoryState(evmDir) === 'populated') {
+      const evmBefore = await peekEvm(evmDir, config.backend, config.evmSsSeparateDbs);
+      checkEvmNotEmpty(evmDir, evmBefore, cosmosBefore, rebuildableFromGenesis(evmDir, cosmosBefore.logStart));
+      // Recovery replays blocks but never moves an earliest version, so check 3 can run early too.
+      checkEarliestVersions(evmDir, cosmosDir, withFloor(evmBefore, pruneTarget), withFloor(cosmosBefore, pruneTarget));
+    }
+  }
+
+  /**
    * Opens the SS under `dataDir`. With the split on, refuses with SplitSafetyCheckError when
    * the two sides are inconsistent; such a refusal changes nothing on disk.
    */
@@ -237,16 +257,8 @@ export class CompositeStateStore {
     const evmDir = evmStoreDir(dataDir);
     const evmOptions = { ...common, separateDbs: config.evmSsSeparateDbs };
 
-    // Dry run of the three checks on read-only views: a refused start must change nothing.
+    await CompositeStateStore.preflight(dataDir, config);
     const pruneTarget = pendingPruneTarget(cosmosDir);
-    const cosmosBefore = await peekCosmos(cosmosDir, config.backend);
-    checkEvmDirectory(evmDir, cosmosBefore);
-    if (directoryState(evmDir) === 'populated') {
-      const evmBefore = await peekEvm(evmDir, config.backend, config.evmSsSeparateDbs);
-      checkEvmNotEmpty(evmDir, evmBefore, cosmosBefore, rebuildableFromGenesis(evmDir, cosmosBefore.logStart));
-      // Recovery replays blocks but never moves an earliest version, so check 3 can run early too.
-      checkEarliestVersions(evmDir, cosmosDir, withFloor(evmBefore, pruneTarget), withFloor(cosmosBefore, pruneTarget));
-    }
 
     // The real sequence: check 1, open, check 2, recovery, check 3.
     const cosmos = await MvccStore.open(cosmosDir, { ...common, deferRecovery: true, logOnlyStores: [EVM_STORE] });

@@ -32,3 +32,4 @@ export { SplitSafetyCheckError, type SideVersions } from './split-checks.js';
 export { PruningManager, type PruningOptions, type Prunable } from './pruning-manager.js';
 export * from './sc/index.js';
 export { PlainKv, prefixEnd, type PlainKvEntry, type PlainKvOp, type PlainKvOptions, type PlainKvRange } from './plain-kv.js';
+export * from './snapshots/index.js';

@@ -51,6 +51,8 @@ const DOCUMENTED_APP = {
     rpcEvmTimeout: '5s',
     maxTraceTimeout: '30s',
   },
+  // The Cosmos SDK's app.toml: no snapshots unless asked for, two kept.
+  stateSync: { snapshotInterval: 0, snapshotKeepRecent: 2 },
 };
 
 const DOCUMENTED_NODE = {

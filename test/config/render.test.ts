@@ -64,6 +64,7 @@ const CUSTOM_APP: AppConfig = {
     rpcEvmTimeout: Duration.parse('2s'),
     maxTraceTimeout: Duration.parse('1m'),
   },
+  stateSync: { snapshotInterval: 1000, snapshotKeepRecent: 5 },
 };
 
 /** The split on needs both layers on; separate DBs only mean something with the split. */

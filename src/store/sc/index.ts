@@ -11,3 +11,4 @@ export {
 } from './commit-store.js';
 export { dumpIavl, type DumpedTree, type DumpIavlOptions } from './dump-iavl.js';
 export { repairSnapshots, type RemovedSnapshot, type SnapshotRepair } from './repair-snapshots.js';
+export { commitmentHasHistory } from './history.js';
