@@ -32,6 +32,7 @@ import { AppClosedError, BlockOrderError } from './errors.js';
 import { ownExecutionContext, type ExecutionContext } from './execution-context.js';
 import { genesisChangesets, type Genesis } from './genesis.js';
 import { checkStateStorePresent, reconcileStateStore } from './state-store-check.js';
+import { perturbedForTest } from './test-perturbation.js';
 
 /** How App.open opens the stores, plus the RPC gas cap of calls. */
 export interface AppOptions {
@@ -236,7 +237,7 @@ export class App {
       decode: (raw) => this.#admitted.get(raw) ?? decodeTx(raw, this.common),
       hashes: this.#blockHash,
     });
-    const info = await this.#commit(execution.changesets);
+    const info = await this.#commit(perturbedForTest(header.height, execution.changesets));
     const skipped = execution.txs.filter((t) => t.kind === 'skipped').length;
     this.#logger.debug('executed block', {
       height: header.height,

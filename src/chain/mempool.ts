@@ -138,6 +138,8 @@ export class Mempool {
   private readonly now: () => number;
   private height: number;
 
+  readonly #addListeners: Array<(tx: MempoolTx) => void> = [];
+
   constructor(private readonly options: MempoolOptions) {
     if (!Number.isSafeInteger(options.size) || options.size < 1) throw new RangeError('mempool size must be a positive integer');
     this.now = options.now ?? Date.now;
@@ -192,7 +194,13 @@ export class Mempool {
     if (replaced) this.byHash.delete(plainHex(replaced.hash));
     queue.byNonce.set(tx.nonce, tx);
     this.byHash.set(key, tx);
+    for (const listener of this.#addListeners) listener(tx);
     return tx;
+  }
+
+  /** Calls `listener` with every tx the pool admits (the peer layer gossips them). */
+  onAdd(listener: (tx: MempoolTx) => void): void {
+    this.#addListeners.push(listener);
   }
 
   /** True when the tx with this hash is pending. */
