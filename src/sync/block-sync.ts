@@ -17,6 +17,7 @@ import { removeProposal, writeProposal } from '../chain/proposal.js';
 import type { ExecutedTx } from '../evm/executor.js';
 import type { Logger } from '../log/logger.js';
 import { PeerRequestError, type Peer, type PeerHost } from '../p2p/index.js';
+import { syncCrashPoint } from './crash-hook.js';
 import { AppHashMismatchError, BlockResultsMismatchError, BlockVerificationError, SyncMessageError } from './errors.js';
 import {
   ANNOUNCE_PROTOCOL,
@@ -66,6 +67,9 @@ interface Fetched {
   blocks: StoredBlock[];
 }
 
+/** Blocks a follower that was caught up may trail by and still not be catching up. */
+const CAUGHT_UP_LAG = 5;
+
 const eq = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a).equals(Buffer.from(b));
 const upper = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex').toUpperCase();
 
@@ -114,9 +118,12 @@ export class BlockSync {
     const maxPeerHeight = Math.max(0, ...this.#heights.values());
     if (this.#halted) return { catchingUp: false, maxPeerHeight, halted: this.#halted.message };
     if (!this.#deps.follow || (this.#heights.size === 0 && !this.#deps.expectPeers)) return { catchingUp: false, maxPeerHeight };
-    // Until a peer's height is known this node cannot know it is caught up.
-    if (maxPeerHeight - local <= 1 && this.#heights.size > 0) this.#caughtUpOnce = true;
-    return { catchingUp: !this.#caughtUpOnce || maxPeerHeight - local > 1, maxPeerHeight };
+    // Until a peer's height is known this node cannot know it is caught up. Once it was, the
+    // block or two a follower trails by between an announcement and applying it is not
+    // catching up; falling further behind is.
+    const lag = maxPeerHeight - local;
+    if (lag <= 1 && this.#heights.size > 0) this.#caughtUpOnce = true;
+    return { catchingUp: !this.#caughtUpOnce || lag > CAUGHT_UP_LAG, maxPeerHeight };
   }
 
   /** Tells every peer this node committed `height`. */
@@ -239,7 +246,11 @@ export class BlockSync {
         continue;
       }
       nextFrom = fetched.blocks[fetched.blocks.length - 1]!.header.height + 1;
-      if (nextFrom <= Math.max(0, ...this.#heights.values())) pending = this.#fetch(nextFrom);
+      if (nextFrom <= Math.max(0, ...this.#heights.values())) {
+        pending = this.#fetch(nextFrom);
+        // Awaited later; marked handled now so a failure while blocks execute cannot crash the node.
+        pending.catch(() => undefined);
+      }
       for (const block of fetched.blocks) {
         if (this.#stopped) break;
         try {
@@ -316,6 +327,7 @@ export class BlockSync {
         { height: header.height, timeMs: header.timeMs, proposer: header.proposer, baseFee: header.baseFee, gasLimit: header.gasLimit },
         block.txs,
       );
+      syncCrashPoint('after-execute', header.height);
       const executed = result.txs.filter((t): t is ExecutedTx => t.kind === 'executed');
       const problem =
         executed.length !== block.txs.length
@@ -329,6 +341,7 @@ export class BlockSync {
                 : undefined;
       if (problem !== undefined) throw new BlockResultsMismatchError(header.height, problem);
       await store.saveBlock(block, executed.map(storedReceipt), commit);
+      syncCrashPoint('after-store', header.height);
       removeProposal(this.#deps.proposalPath);
     }
     mempool.update(header.height, block.txs);
