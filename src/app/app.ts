@@ -433,6 +433,22 @@ export class App {
     }
   }
 
+  /**
+   * Decodes `raws` and recovers their senders ahead of executing them (a follower does this
+   * for the next synced block while the current one commits); executeBlock reuses the result.
+   * An undecodable tx is left for executeBlock to report.
+   */
+  prepareTxs(raws: readonly Uint8Array[]): void {
+    for (const raw of raws) {
+      if (this.#admitted.has(raw)) continue;
+      try {
+        this.#admitted.set(raw, decodeTx(raw, this.common));
+      } catch {
+        // executeBlock decodes it again and skips it with the reason.
+      }
+    }
+  }
+
   /** The RPC gas cap of calls (0 = none), which debug_traceCall also runs under. */
   get gasCap(): bigint {
     return this.#gasCap;

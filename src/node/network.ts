@@ -74,7 +74,7 @@ export class NodeNetwork implements NodeStatusFacts {
         },
       });
       await sync.start();
-      const gossip = new TxGossip(host, mempool, { maxMessageBytes: limit, logger: log });
+      const gossip = new TxGossip(host, mempool, { maxMessageBytes: limit, forward: !deps.isValidator, logger: log });
       await gossip.start();
       if (!deps.isValidator && config.node.persistentPeers.length === 0) {
         logger.warn('this node is not a validator and persistent_peers is empty: it will not receive blocks until a peer dials it');

@@ -70,6 +70,9 @@ interface Fetched {
 /** Blocks a follower that was caught up may trail by and still not be catching up. */
 const CAUGHT_UP_LAG = 5;
 
+/** Transactions decoded ahead per event-loop turn. */
+const PREPARE_SLICE = 64;
+
 const eq = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a).equals(Buffer.from(b));
 const upper = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex').toUpperCase();
 
@@ -251,6 +254,7 @@ export class BlockSync {
         // Awaited later; marked handled now so a failure while blocks execute cannot crash the node.
         pending.catch(() => undefined);
       }
+      this.#prepareAhead(fetched.blocks.slice(1));
       for (const block of fetched.blocks) {
         if (this.#stopped) break;
         try {
@@ -270,6 +274,21 @@ export class BlockSync {
     }
     discard();
     if (this.#halted) logger.warn('block sync stopped; the node keeps serving RPC at its last committed height', { height: this.#deps.store.latestHeight() ?? 0 });
+  }
+
+  /**
+   * Decodes the transactions of the blocks after the one executing, a slice at a time on
+   * setImmediate: the slices run while the executing block waits for its commit's disk writes,
+   * so a follower's sender recovery overlaps its I/O instead of adding to it.
+   */
+  #prepareAhead(blocks: readonly StoredBlock[]): void {
+    const txs = blocks.flatMap((b) => b.txs);
+    const step = (from: number): void => {
+      if (from >= txs.length || this.#stopped) return;
+      this.#deps.app.prepareTxs(txs.slice(from, from + PREPARE_SLICE));
+      setImmediate(step, from + PREPARE_SLICE);
+    };
+    setImmediate(step, 0);
   }
 
   #peerFault(error: unknown): void {

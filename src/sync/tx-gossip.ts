@@ -1,5 +1,5 @@
 /**
- * Transaction gossip (`/strata/txs/1`): the transactions this node's mempool admits from its
+ * Transaction gossip (`/strata/txs/1`): the transactions a follower's mempool admits from its
  * RPC are sent to every peer in batches, each batch one bounded message; transactions that
  * arrive from a peer go through the same mempool admission and are not sent on again.
  */
@@ -14,6 +14,11 @@ import { TXS_PROTOCOL, parseTxs, type TxsMessage } from './messages.js';
 export interface TxGossipOptions {
   /** `max-packet-msg-payload-size`. */
   maxMessageBytes: number;
+  /**
+   * Send admitted txs to peers. A follower does, so its clients' txs reach the validator; the
+   * validator does not, as its txs reach followers in blocks.
+   */
+  forward: boolean;
   /** How long admitted txs are collected before a batch goes out. */
   flushMs?: number;
   /** Most txs waiting to be sent; beyond it the oldest are not gossiped (they stay pending here). */
@@ -77,7 +82,7 @@ export class TxGossip {
       this.#options.logger.debug('admitted gossiped transactions', { peer: peer.nodeId, received: txs.length, admitted });
       return undefined;
     });
-    this.#mempool.onAdd((tx) => this.#admitted(tx));
+    if (this.#options.forward) this.#mempool.onAdd((tx) => this.#admitted(tx));
   }
 
   /** Stops sending. */
