@@ -146,3 +146,15 @@ t.test('the key of node_key.json gives the same libp2p peer each time', async (t
   t.ok(one.publicKey.equals(two.publicKey));
   t.same(Buffer.from(one.publicKey.raw), key.publicKey);
 });
+
+t.test('a listed address that does not speak the peer protocol is a failed handshake', async (t) => {
+  const { createServer } = await import('node:http');
+  const server = createServer((_request, response) => response.end('not a peer'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const port = (server.address() as { port: number }).port;
+  const listed = nodeKey().id;
+  const { host, records } = await startHost(t, nodeKey().seed, [{ nodeId: listed, port }]);
+  await waitFor('handshake failed logged', () => records.some((r) => r.msg.startsWith(`handshake failed with ${listed}@127.0.0.1:${port}`)));
+  t.equal(host.peers().length, 0);
+});
