@@ -45,6 +45,9 @@ const DOCUMENTED_APP = {
     maxStructLogBytes: 64 * MIB,
     gasCap: 50_000_000,
     allowUnprotectedTxs: false,
+    executionWorkers: 0,
+    rpcEvmTimeout: '5s',
+    maxTraceTimeout: '30s',
   },
 };
 
