@@ -125,8 +125,15 @@ export class BlockSync {
     // block or two a follower trails by between an announcement and applying it is not
     // catching up; falling further behind is.
     const lag = maxPeerHeight - local;
-    if (lag <= 1 && this.#heights.size > 0) this.#caughtUpOnce = true;
+    this.#noteCaughtUp();
     return { catchingUp: !this.#caughtUpOnce || lag > CAUGHT_UP_LAG, maxPeerHeight };
+  }
+
+  /** Remembers that this node reached its best peer's height (within one block). */
+  #noteCaughtUp(): void {
+    if (this.#heights.size === 0) return;
+    const local = this.#deps.store.latestHeight() ?? 0;
+    if (Math.max(0, ...this.#heights.values()) - local <= 1) this.#caughtUpOnce = true;
   }
 
   /** Tells every peer this node committed `height`. */
@@ -231,6 +238,7 @@ export class BlockSync {
       if (!pending) nextFrom = local + 1;
       const best = Math.max(0, ...this.#heights.values());
       if (!pending && best < nextFrom) {
+        this.#noteCaughtUp();
         await this.#idle();
         continue;
       }

@@ -57,8 +57,10 @@ t.test('followers serve the validator chain and relay transactions', async (t) =
   // Everyone reaches the same height.
   const top = await heightOf(validator);
   for (const node of nodes) await waitUntil(`node at ${top}`, async () => (await heightOf(node)) >= top);
-  const status = (await consensus(split, '/status')).result.sync_info as { catching_up: boolean };
-  t.equal(status.catching_up, false, 'a caught-up follower is not catching up');
+  for (const follower of [plain, split]) {
+    await waitUntil('catching_up false', async () => ((await consensus(follower, '/status')).result.sync_info as { catching_up: boolean }).catching_up === false);
+  }
+  t.pass('caught-up followers are not catching up');
   const lag = await consensus(plain, '/lag_status');
   t.equal(lag.status, 200);
   t.ok(Number((lag.result as { max_peer_height: string }).max_peer_height) >= top);
