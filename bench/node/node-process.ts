@@ -107,13 +107,14 @@ export async function initNodeHome(options: NodeHomeOptions): Promise<NodeHome> 
       { cwd: ROOT, encoding: 'utf8', timeout: 120_000 },
     );
     if (init.status !== 0) throw new NodeProcessError(`stratad init failed (${init.status}): ${init.stderr}`);
-    const [http, ws, rpc, metrics] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const [http, ws, rpc, metrics, p2p] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
     const config = await loadConfig(home);
     const app = { ...config.app, evm: { ...config.app.evm, httpAddress: '127.0.0.1', httpPort: http, wsPort: ws } };
     const node = {
       ...config.node,
       logLevel: 'warn' as typeof config.node.logLevel,
       rpc: { ...config.node.rpc, laddr: { protocol: 'tcp' as const, host: '127.0.0.1', port: rpc } },
+      p2p: { ...config.node.p2p, laddr: { protocol: 'tcp' as const, host: '127.0.0.1', port: p2p } },
       instrumentation: { ...config.node.instrumentation, prometheusListenAddr: { host: '127.0.0.1', port: metrics } },
       consensus: { ...config.node.consensus, timeoutCommit: Duration.fromMilliseconds(options.blockMs) },
       mempool: { ...config.node.mempool, size: options.mempoolSize },

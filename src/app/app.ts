@@ -38,6 +38,7 @@ import { AppClosedError, BlockOrderError, InterruptedRestoreError } from './erro
 import { ownExecutionContext, type ExecutionContext } from './execution-context.js';
 import { genesisChangesets, type Genesis } from './genesis.js';
 import { checkStateStorePresent, reconcileStateStore } from './state-store-check.js';
+import { perturbedForTest } from './test-perturbation.js';
 
 /** How App.open opens the stores, plus the RPC gas cap of calls. */
 export interface AppOptions {
@@ -269,7 +270,7 @@ export class App implements AppReader {
       decode: (raw) => this.#admitted.get(raw) ?? decodeTx(raw, this.common),
       hashes: this.#blockHash,
     });
-    const info = await this.#commit(execution.changesets);
+    const info = await this.#commit(perturbedForTest(header.height, execution.changesets));
     const skipped = execution.txs.filter((t) => t.kind === 'skipped').length;
     this.#logger.debug('executed block', {
       height: header.height,
@@ -471,6 +472,22 @@ export class App implements AppReader {
     } catch (error) {
       if (error instanceof TxRejectedError) return { ok: false, error };
       throw error;
+    }
+  }
+
+  /**
+   * Decodes `raws` and recovers their senders ahead of executing them (a follower does this
+   * for the next synced block while the current one commits); executeBlock reuses the result.
+   * An undecodable tx is left for executeBlock to report.
+   */
+  prepareTxs(raws: readonly Uint8Array[]): void {
+    for (const raw of raws) {
+      if (this.#admitted.has(raw)) continue;
+      try {
+        this.#admitted.set(raw, decodeTx(raw, this.common));
+      } catch {
+        // executeBlock decodes it again and skips it with the reason.
+      }
     }
   }
 

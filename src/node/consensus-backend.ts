@@ -6,14 +6,27 @@ import type { ConsensusBackend, ConsensusBlock, ConsensusCommit, NodeIdentity, P
 
 const EMPTY = new Uint8Array();
 
+/** What the network tells /status, /net_info and /lag_status. */
+export interface NodeStatusFacts {
+  peers(): readonly PeerInfo[];
+  syncState(): { catchingUp: boolean; halted?: string };
+}
+
 /** ConsensusBackend over one node's block store and app. */
 export class NodeConsensusBackend implements ConsensusBackend {
+  #network: NodeStatusFacts | undefined;
+
   constructor(
     private readonly app: App,
     private readonly store: BlockStore,
     private readonly identity: NodeIdentity,
     private readonly validator: ValidatorInfo | null,
   ) {}
+
+  /** Reports the network's peers and sync state from now on. */
+  useNetwork(network: NodeStatusFacts): void {
+    this.#network = network;
+  }
 
   nodeInfo(): NodeIdentity {
     return this.identity;
@@ -24,6 +37,7 @@ export class NodeConsensusBackend implements ConsensusBackend {
     const earliestHeight = this.store.earliestHeight();
     const latest = latestHeight !== undefined ? this.store.blockByHeight(latestHeight) : undefined;
     const earliest = earliestHeight !== undefined ? this.store.blockByHeight(earliestHeight) : undefined;
+    const sync = this.#network?.syncState();
     return {
       latestBlockHash: latest?.hash ?? EMPTY,
       // The app hash after the latest block (the next header will carry it).
@@ -34,7 +48,8 @@ export class NodeConsensusBackend implements ConsensusBackend {
       earliestAppHash: earliest?.header.appHash ?? EMPTY,
       earliestBlockHeight: earliestHeight ?? 0,
       earliestBlockTimeMs: earliest?.header.timeMs ?? 0,
-      catchingUp: false,
+      catchingUp: sync?.catchingUp ?? false,
+      ...(sync?.halted !== undefined ? { halted: sync.halted } : {}),
     };
   }
 
@@ -43,7 +58,7 @@ export class NodeConsensusBackend implements ConsensusBackend {
   }
 
   peers(): readonly PeerInfo[] {
-    return [];
+    return this.#network?.peers() ?? [];
   }
 
   #block(block: StoredBlock | undefined): ConsensusBlock | null {

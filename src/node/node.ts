@@ -27,6 +27,7 @@ import { homeHeldByAnotherProcess, homeHeldMessage } from './home-lock.js';
 import { firstBusyPort, type PortClaim } from './port-check.js';
 import { openHomeApp } from './app-options.js';
 import { NodeEthBackend } from './eth-backend.js';
+import { NodeNetwork } from './network.js';
 import { homePaths, type HomePaths } from './home.js';
 import { BlockProducer, type ResumedProposal } from './producer.js';
 import { startSnapshotScheduler } from './snapshot-scheduler.js';
@@ -41,6 +42,8 @@ export interface BoundPorts {
   ws: number;
   consensus: number;
   metrics: number;
+  /** The peer-to-peer port (`[p2p] laddr`); 0 when the home has no node key. */
+  p2p: number;
 }
 
 /** Thrown when the home cannot start; the message says what to do. */
@@ -108,6 +111,8 @@ function portClaims(config: LoadedConfig, override: Partial<BoundPorts>): PortCl
   if (evm.httpEnabled) claims.push({ host: evm.httpAddress, port: override.http ?? evm.httpPort, setting: '[evm] http-port in app.toml' });
   if (evm.wsEnabled) claims.push({ host: evm.httpAddress, port: override.ws ?? evm.wsPort, setting: '[evm] ws-port in app.toml' });
   claims.push({ host: rpc.laddr.host, port: override.consensus ?? rpc.laddr.port, setting: '[rpc] laddr in config.toml' });
+  const p2p = config.node.p2p.laddr;
+  claims.push({ host: p2p.host || '0.0.0.0', port: override.p2p ?? p2p.port, setting: '[p2p] laddr in config.toml' });
   if (instrumentation.prometheus) {
     const metrics = instrumentation.prometheusListenAddr;
     claims.push({ host: metrics.host || '127.0.0.1', port: override.metrics ?? metrics.port, setting: '[instrumentation] prometheus_listen_addr in config.toml' });
@@ -321,7 +326,28 @@ export class StrataNode {
         metrics: config.node.instrumentation.prometheus
           ? await listen(metrics, config.node.instrumentation.prometheusListenAddr.host || '127.0.0.1', override.metrics ?? config.node.instrumentation.prometheusListenAddr.port)
           : 0,
+        p2p: 0,
       };
+      // The peer layer: block serving, and block sync on every node that is not the validator.
+      const network = nodeKeyFile
+        ? await NodeNetwork.start({
+            config,
+            app,
+            store,
+            mempool,
+            nodeKey: nodeKeyFile,
+            isValidator,
+            logger,
+            port: override.p2p,
+            proposalPath: proposalPath(paths.data),
+            onApplied: (block) => eth.publishBlock(block.header.height),
+          })
+        : undefined;
+      if (network) {
+        closers.unshift(() => network.stop());
+        consensusBackend.useNetwork(network);
+        ports.p2p = network.port;
+      }
 
       let halt: (error: Error) => void = () => undefined;
       const halted = new Promise<Error>((resolve) => (halt = resolve));
@@ -336,7 +362,11 @@ export class StrataNode {
           signer: BlockSigner.open(paths.validatorKey, paths.signState),
           proposer: validatorAddress,
           logger,
-          onBlock: (block) => (eth.publishBlock(block.header.height), snapshots.afterBlock(block.header.height)),
+          onBlock: (block) => {
+            eth.publishBlock(block.header.height);
+            snapshots.afterBlock(block.header.height);
+            network?.announce(block.header.height);
+          },
           proposalPath: proposalPath(paths.data),
           resume,
           onHalt: halt,

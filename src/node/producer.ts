@@ -7,8 +7,9 @@
  * with the persisted proposal, and the first block produced is exactly that one again.
  */
 import type { App, BlockResult } from '../app/index.js';
+import { storedReceipt } from '../chain/executed-receipt.js';
 import { ZERO_HASH, blockHash, txRoot, type Block, type BlockHeader } from '../chain/block.js';
-import type { BlockStore, Receipt } from '../chain/block-store.js';
+import type { BlockStore } from '../chain/block-store.js';
 import type { BlockSigner } from '../chain/keys.js';
 import type { Mempool } from '../chain/mempool.js';
 import { removeProposal, writeProposal, type Proposal } from '../chain/proposal.js';
@@ -79,21 +80,6 @@ export class ProposalMismatchError extends Error {
     super(message);
     this.name = 'ProposalMismatchError';
   }
-}
-
-/** Converts the executor's receipt of `tx` to the block store's. */
-function storedReceipt(tx: ExecutedTx): Receipt {
-  return {
-    status: tx.receipt.status,
-    txType: tx.receipt.type,
-    from: tx.from,
-    to: tx.to ?? null,
-    contractAddress: tx.receipt.contractAddress ?? null,
-    gasUsed: tx.receipt.gasUsed,
-    cumulativeGasUsed: tx.receipt.cumulativeGasUsed,
-    effectiveGasPrice: tx.receipt.effectiveGasPrice,
-    logs: tx.receipt.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data })),
-  };
 }
 
 /** Produces blocks on a timer. */

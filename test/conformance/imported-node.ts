@@ -42,7 +42,7 @@ export async function startImportedNode(genesis: string, chain: string): Promise
     rmSync(home, { recursive: true, force: true });
     throw new Error(`stratad debug import-eth-chain failed (${imported.status}): ${imported.stderr}`);
   }
-  const [http, ws, rpc, metrics] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [http, ws, rpc, metrics, p2p] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
   const config = await loadConfig(home);
   writeFileSync(join(home, 'config', 'app.toml'), renderAppToml({ ...config.app, evm: { ...config.app.evm, httpAddress: '127.0.0.1', httpPort: http, wsPort: ws } }));
   writeFileSync(
@@ -50,6 +50,7 @@ export async function startImportedNode(genesis: string, chain: string): Promise
     renderConfigToml({
       ...config.node,
       rpc: { ...config.node.rpc, laddr: { protocol: 'tcp' as const, host: '127.0.0.1', port: rpc } },
+      p2p: { ...config.node.p2p, laddr: { protocol: 'tcp' as const, host: '127.0.0.1', port: p2p } },
       instrumentation: { ...config.node.instrumentation, prometheusListenAddr: { host: '127.0.0.1', port: metrics } },
     }),
   );

@@ -114,6 +114,9 @@ t.test('a node serves viem and cast, survives bad input and a restart', async (t
   t.ok(Number(cast(['block-number', '--rpc-url', rpcUrl])) >= Number(transferReceipt.blockNumber));
   t.equal(cast(['balance', '--rpc-url', rpcUrl, recipient]), parseEther('1.5').toString());
   t.equal(cast(['chain-id', '--rpc-url', rpcUrl]), '713715');
+  // cast runs synchronously: while it ran, the server may have closed this process's idle
+  // keep-alive sockets, and those closes are only seen once the event loop turns again.
+  await new Promise((resolve) => setTimeout(resolve, 50));
 
   // Bad input: errors, and the node keeps serving.
   const malformed = await rawRpc(home.http, '{"jsonrpc":"2.0","id":1,"method":');

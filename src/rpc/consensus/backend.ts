@@ -25,6 +25,8 @@ export interface SyncInfo {
   readonly earliestBlockHeight: number;
   readonly earliestBlockTimeMs: number;
   readonly catchingUp: boolean;
+  /** Why this node stopped applying blocks (an app-hash mismatch), when it has. */
+  readonly halted?: string;
 }
 
 /** The local validator, when this node has a key. */

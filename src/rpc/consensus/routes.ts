@@ -65,6 +65,7 @@ export function registerConsensusRoutes(transport: HttpTransport, backend: Conse
         earliest_block_height: String(sync.earliestBlockHeight),
         earliest_block_time: rfc3339(sync.earliestBlockTimeMs),
         catching_up: sync.catchingUp,
+        ...(sync.halted !== undefined ? { halted: sync.halted } : {}),
       },
       validator_info:
         validator === null
