@@ -328,6 +328,8 @@ export class StrataNode {
           : 0,
         p2p: 0,
       };
+      const snapshots = startSnapshotScheduler(app, store, paths.data, config.app.stateSync, logger);
+      closers.unshift(() => snapshots.close());
       // The peer layer: block serving, and block sync on every node that is not the validator.
       const network = nodeKeyFile
         ? await NodeNetwork.start({
@@ -340,7 +342,10 @@ export class StrataNode {
             logger,
             port: override.p2p,
             proposalPath: proposalPath(paths.data),
-            onApplied: (block) => eth.publishBlock(block.header.height),
+            onApplied: (block) => {
+              eth.publishBlock(block.header.height);
+              snapshots.afterBlock(block.header.height);
+            },
           })
         : undefined;
       if (network) {
@@ -352,8 +357,6 @@ export class StrataNode {
       let halt: (error: Error) => void = () => undefined;
       const halted = new Promise<Error>((resolve) => (halt = resolve));
       let producer: BlockProducer | undefined;
-      const snapshots = startSnapshotScheduler(app, store, paths.data, config.app.stateSync, logger);
-      closers.unshift(() => snapshots.close());
       if (isValidator && validatorAddress) {
         producer = new BlockProducer({
           app,
