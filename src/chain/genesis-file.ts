@@ -6,6 +6,7 @@ import { DEFAULT_CHAIN_PARAMS, parseGenesis, type ChainParams, type GenesisAccou
 import { readFileSync } from 'node:fs';
 import secp256k1 from 'secp256k1';
 import { writeFileDurably } from './durable-file.js';
+import { checksumAddress } from '../util/keccak.js';
 import { keccak256 } from './hash.js';
 import { PUB_KEY_TYPE, type ValidatorKey } from './keys.js';
 
@@ -66,14 +67,7 @@ export function ethereumAddress(privateKey: Uint8Array): Buffer {
   return keccak256(uncompressed.subarray(1)).subarray(12);
 }
 
-/** EIP-55 mixed-case form of a 20-byte address. */
-export function checksumAddress(address: Uint8Array): string {
-  const hex = Buffer.from(address).toString('hex');
-  const hash = keccak256(Buffer.from(hex, 'latin1')).toString('hex');
-  let out = '0x';
-  for (let i = 0; i < hex.length; i++) out += parseInt(hash[i]!, 16) >= 8 ? hex[i]!.toUpperCase() : hex[i]!;
-  return out;
-}
+export { checksumAddress };
 
 /**
  * The first `count` development accounts: key i = keccak256(seed ‖ i as 4 bytes), re-hashed

@@ -1,17 +1,13 @@
 /**
- * Hashes and byte helpers shared by the chain modules: keccak256 through the native `keccak`
- * package, sha256 through node:crypto, and the fixed-width integer codecs used in keys.
+ * Hashes and byte helpers shared by the chain modules: keccak256 (util/keccak.ts, on the native
+ * `keccak` package), sha256 through node:crypto, and the fixed-width integer codecs used in keys.
  */
 import { createHash } from 'node:crypto';
-import createKeccakHash from 'keccak';
+
+export { keccak256 } from '../util/keccak.js';
 
 function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-/** keccak256 of `data` (32 bytes). */
-export function keccak256(data: Uint8Array): Buffer {
-  return createKeccakHash('keccak256').update(asBuffer(data)).digest();
 }
 
 /** sha256 of `data` (32 bytes). */

@@ -1,4 +1,4 @@
-/** keccak256 and the EIP-55 address spelling, for layers that may not reach the chain's hashing module. */
+/** keccak256 and the EIP-55 address spelling: the one implementation every layer uses (chain/hash.ts re-exports it). */
 import createKeccakHash from 'keccak';
 
 /** keccak256 of `data` (32 bytes). */
