@@ -1,5 +1,6 @@
 /** A small JSON-RPC 2.0 client over keep-alive node:http, for setup, submission and polling. */
 import { Agent, request } from 'node:http';
+import type { Socket } from 'node:net';
 
 /** The server answered with a JSON-RPC error or a non-200 status. */
 export class RpcCallError extends Error {
@@ -11,6 +12,14 @@ export class RpcCallError extends Error {
     this.name = 'RpcCallError';
   }
 }
+
+/**
+ * Sockets that already have the listener below. A server that answers early (413 for an
+ * oversized body) and resets the connection can fail the body's write after the response has
+ * been handled; that error is emitted on the socket, not the request, and without a listener
+ * it would end the process.
+ */
+const guardedSockets = new WeakSet<Socket>();
 
 /** JSON-RPC calls to one HTTP endpoint on at most `connections` keep-alive sockets. */
 export class RpcClient {
@@ -62,6 +71,11 @@ export class RpcClient {
         },
       );
       req.on('error', reject);
+      req.on('socket', (socket) => {
+        if (guardedSockets.has(socket)) return;
+        guardedSockets.add(socket);
+        socket.on('error', () => {});
+      });
       if (timeoutMs > 0) req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
       req.end(body);
     });

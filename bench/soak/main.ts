@@ -1,5 +1,5 @@
 /**
- * `npm run bench:soak [-- --minutes N] [--json] [--without KIND,…] [--cpu-prof DIR]`
+ * `npm run bench:soak [-- --minutes N] [--json] [--without KIND,…] [--cpu-prof DIR] [--node-args "…"]`
  *
  * A soak: one validator (1 s blocks, 127.0.0.1 only, a home made by `stratad init` as in
  * bench:node) under a steady mixed load for N minutes (default 10, fractions allowed): signed
@@ -51,13 +51,22 @@ const MAX_MINUTES = 24 * 60;
 
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
 
-/** VmRSS of `pid` in MiB, or null once the process is gone or a zombie. */
-function rssMiB(pid: number): number | null {
+/** One RSS sample, MiB: the total and its anonymous (heaps) and file-backed (mapped files) parts. */
+interface RssSample {
+  at: number;
+  mib: number;
+  anonMiB: number;
+  fileMiB: number;
+}
+
+/** VmRSS of `pid` and its parts in MiB, or null once the process is gone or a zombie. */
+function rssOf(pid: number): Omit<RssSample, 'at'> | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     if (/^State:\s+Z/m.test(status)) return null;
-    const match = /^VmRSS:\s+(\d+) kB$/m.exec(status);
-    return match ? Number(match[1]) / 1024 : null;
+    const kib = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? Number.NaN);
+    const mib = kib('VmRSS') / 1024;
+    return Number.isFinite(mib) ? { mib, anonMiB: kib('RssAnon') / 1024, fileMiB: kib('RssFile') / 1024 } : null;
   } catch {
     return null;
   }
@@ -108,6 +117,7 @@ async function main(): Promise<void> {
       json: { type: 'boolean', default: false },
       without: { type: 'string', default: '' },
       'cpu-prof': { type: 'string' },
+      'node-args': { type: 'string', default: '' },
     },
   });
   // `--without k1,k2` drops request kinds from the mix, to tell which of them a figure comes from.
@@ -156,7 +166,9 @@ async function main(): Promise<void> {
     const timeoutCommitMs = config.node.consensus.timeoutCommit.toMilliseconds();
     // `--cpu-prof DIR` writes a V8 CPU profile of the node (every thread) into DIR when it stops.
     const cpuProf = values['cpu-prof'];
-    const node = await startNode(home, cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []);
+    // `--node-args "…"`: more Node.js/V8 flags for the node (e.g. `--trace-gc`), split on spaces.
+    const extraArgs = values['node-args'].split(' ').filter(Boolean);
+    const node = await startNode(home, [...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), ...extraArgs]);
     started.push(node);
     log(`· node pid ${node.pid} on 127.0.0.1:${node.port} (max-body-bytes ${limits.maxBodyBytes}, max-batch-size ${limits.maxBatchSize})`);
     const token = await setUpToken(node.port, deployer, tokenSenders);
@@ -166,13 +178,13 @@ async function main(): Promise<void> {
     log(`· foreign CPU before the run ${quiet.toFixed(1)}%`);
 
     // RSS samples and liveness, every RSS_SAMPLE_MS from the start of the load.
-    const rss: Array<{ at: number; mib: number }> = [];
+    const rss: RssSample[] = [];
     let crashed = false;
     const loadStart = performance.now();
     const sample = () => {
-      const mib = rssMiB(node.pid);
-      if (mib === null) crashed = true;
-      else rss.push({ at: performance.now() - loadStart, mib });
+      const now = rssOf(node.pid);
+      if (now === null) crashed = true;
+      else rss.push({ at: performance.now() - loadStart, ...now });
     };
     sample();
     sampler = setInterval(sample, RSS_SAMPLE_MS);
@@ -190,7 +202,8 @@ async function main(): Promise<void> {
         const now = performance.now();
         if (now - lastReport >= 60_000) {
           lastReport = now;
-          log(`  ${((now - loadStart) / 60_000).toFixed(1)} min · height ${follow.height()} · RSS ${fmt(rss.at(-1)?.mib ?? Number.NaN)} MiB`);
+          const last = rss.at(-1);
+          log(`  ${((now - loadStart) / 60_000).toFixed(1)} min · height ${follow.height()} · RSS ${fmt(last?.mib ?? Number.NaN)} MiB (anon ${fmt(last?.anonMiB ?? Number.NaN)}, file ${fmt(last?.fileMiB ?? Number.NaN)})`);
         }
         return crashed || interrupted;
       },
@@ -262,7 +275,11 @@ async function main(): Promise<void> {
       rssAfterWarmupMiB: num(warm?.mib ?? Number.NaN),
       rssEndMiB: num(rssEnd?.mib ?? Number.NaN),
       rssPeakMiB: num(Math.max(...rss.map((r) => r.mib))),
-      rssSamples: rss.map((r) => [Math.round(r.at / 1000), Math.round(r.mib)]),
+      // Anonymous memory is the heaps (V8, native allocations); file-backed is mapped store files
+      // (memiavl snapshots), which the kernel can drop and which grow with the state itself.
+      rssAnonGrowthMiB: num(warm && rssEnd ? rssEnd.anonMiB - warm.anonMiB : Number.NaN),
+      rssFileGrowthMiB: num(warm && rssEnd ? rssEnd.fileMiB - warm.fileMiB : Number.NaN),
+      rssSamples: rss.map((r) => [Math.round(r.at / 1000), Math.round(r.mib), Math.round(r.anonMiB), Math.round(r.fileMiB)]),
       soakErrors: errors.length,
       soakErrorsByKind: byCategory,
       soakErrorSamples: errors.slice(0, 10),

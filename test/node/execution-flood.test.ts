@@ -97,7 +97,8 @@ t.test('a flood of looping calls and traces leaves block production and /status 
   const metrics = await duringFlood;
   const sample = (name: string, pool: string) => Number(new RegExp(`^${name}\\{pool="${pool}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? -1);
   t.ok(sample('strata_execution_tasks_running', 'calls') >= 1, 'the metrics show calls running on workers during the flood');
-  t.ok(sample('strata_execution_workers', 'calls') >= 1 && sample('strata_execution_workers', 'calls') <= 5, 'and at most the base worker and four more');
+  // Every call loops, so the one base worker is stuck on a long task while calls wait: the pool grows.
+  t.ok(sample('strata_execution_workers', 'calls') >= 2 && sample('strata_execution_workers', 'calls') <= 5, 'the call pool grew past its base worker, to at most four more');
   t.ok(sample('strata_execution_tasks_queued', 'calls') >= 0, 'and how many calls wait');
   t.ok(sample('strata_execution_tasks_running', 'traces') >= 1, 'and traces running on workers');
 

@@ -100,6 +100,8 @@ export class WorkerPool {
   readonly #queue: Pending[] = [];
   #nextId = 1;
   #closed = false;
+  /** Armed while tasks wait: the one periodic check whether the pool should grow. */
+  #growCheck: NodeJS.Timeout | undefined;
   readonly #readyWaiters: Array<() => void> = [];
 
   constructor(setup: WorkerSetup, options: WorkerPoolOptions) {
@@ -139,7 +141,10 @@ export class WorkerPool {
       const timer = setTimeout(() => this.#expire(pending), deadline.ms);
       const pending: Pending = { task, deadline, resolve, reject, timer };
       if (idle) this.#start(idle, pending);
-      else this.#queue.push(pending);
+      else {
+        this.#queue.push(pending);
+        this.#watchQueue();
+      }
     });
   }
 
@@ -147,6 +152,7 @@ export class WorkerPool {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearTimeout(this.#growCheck);
     const closing = new Error('the node is shutting down');
     for (const pending of this.#queue.splice(0)) this.#settle(pending, closing);
     for (const resolve of this.#readyWaiters.splice(0)) resolve();
@@ -171,7 +177,18 @@ export class WorkerPool {
     slot.running = pending;
     pending.startedAt = performance.now();
     slot.worker.postMessage(pending.task);
-    setTimeout(() => this.#growIfStuck(), LONG_TASK_MS).unref();
+  }
+
+  /** While tasks wait, checks every LONG_TASK_MS whether every worker is stuck on a long task. */
+  #watchQueue(): void {
+    if (this.#growCheck !== undefined) return;
+    this.#growCheck = setTimeout(() => {
+      this.#growCheck = undefined;
+      if (this.#closed || this.#queue.length === 0) return;
+      this.#growIfStuck();
+      this.#watchQueue();
+    }, LONG_TASK_MS);
+    this.#growCheck.unref();
   }
 
   /** Adds a worker for the waiting tasks when every worker is busy with a long task. */
