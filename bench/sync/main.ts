@@ -1,5 +1,5 @@
 /**
- * `npm run bench:sync [-- --quick] [--json] [--blocks N]`
+ * `npm run bench:sync [-- --quick] [--json] [--blocks N] [--cpu-prof DIR]`
  *
  * Block sync against block production, in one run on this machine, both real `stratad`
  * processes on 127.0.0.1:
@@ -126,7 +126,7 @@ function percentile(values: number[], p: number): number {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, blocks: { type: 'string' } },
+    options: { quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, blocks: { type: 'string' }, 'cpu-prof': { type: 'string' } },
   });
   const size = { ...(values.quick ? QUICK : FULL) };
   if (values.blocks !== undefined) size.blocks = Number(values.blocks);
@@ -180,7 +180,9 @@ async function main(): Promise<void> {
     const validatorP2p = (await loadConfig(validatorHome.home)).node.p2p.laddr.port;
     await configure(followerHome, LOAD_BLOCK_MS, `${validatorId}@127.0.0.1:${validatorP2p}`);
     await waitForQuietMachine(QUIET_PERCENT, QUIET_WAIT_MS, [validator.pid]);
-    const follower = await startNode(followerHome);
+    // `--cpu-prof DIR`: a V8 CPU profile of the follower (every thread) in DIR when it stops.
+    const cpuProf = values['cpu-prof'];
+    const follower = await startNode(followerHome, cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []);
     processes.push(follower);
     cpu = cpuSnapshot([validator.pid, follower.pid]);
     const fClient = new RpcClient(followerHome.httpPort, 1);
