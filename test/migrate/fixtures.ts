@@ -66,12 +66,19 @@ export async function stoppedRpcNode(t: Test, net: Network, height: number): Pro
   return home;
 }
 
-/** A copy of `home` in a new temp directory, removed at teardown. */
+/** A copy of `home` (a running node's too) in a new temp directory, removed at teardown. */
 export function copyHome(t: Test, home: string): string {
   const copy = mkdtempSync(join(tmpdir(), 'strata-migrate-'));
   t.teardown(() => rmSync(copy, { recursive: true, force: true }));
-  cpSync(home, copy, { recursive: true });
-  return copy;
+  // A running node's home can lose a file (its proposal log) mid-copy: copy again then.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      cpSync(home, copy, { recursive: true, force: true });
+      return copy;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 10) throw error;
+    }
+  }
 }
 
 /** The outcome of a `stratad` process. */
