@@ -2,17 +2,17 @@
  * Every refusal of `stratad migrate evm-ss-split` leaves every byte of the home as it was, and
  * says why and what to do: a validator, an archive node, sc-enable off, legacy keys, a held
  * home, a running node, an unreachable or foreign --rpc, no terminal without --yes. Also
- * `--dry-run` (every step with its values, nothing changed) and a backend switch without the
- * migration, which the node itself refuses.
+ * `--dry-run` (every step with its values, nothing changed), a cancelled prompt, a failed step's
+ * report, and a backend switch without the migration, which the node itself refuses.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test as Tap } from 'tap';
 import { freePort } from '../../bench/node/node-process.js';
-import { startNode } from '../node/fixtures/node-process.js';
+import { ROOT, startNode } from '../node/fixtures/node-process.js';
 import { consensus } from '../sync/fixtures/network.js';
-import { copyHome, editApp, homePicture, runStratad, startValidator, stoppedRpcNode } from './fixtures.js';
+import { copyHome, editApp, homePicture, runStratad, startedPid, startValidator, stoppedRpcNode } from './fixtures.js';
 
 t.test('refusals and the dry run change nothing', async (t) => {
   const net = await startValidator(t);
@@ -94,6 +94,28 @@ t.test('refusals and the dry run change nothing', async (t) => {
   await t.test('no terminal and no --yes', async (t) => {
     const home = copyHome(t, rpcHome.home);
     await refused(t, 'no --yes', home, ['--rpc', net.rpcUrl], /migration refused \(confirmation\): standard input is not a terminal/, /Fix: pass --yes/);
+  });
+
+  await t.test('on a terminal, an answer other than yes cancels and changes nothing', async (t) => {
+    const home = copyHome(t, rpcHome.home);
+    const before = homePicture(home);
+    // script(1) gives the command a terminal; "n" is typed at the prompt.
+    const command = [process.execPath, '--import', 'tsx', join(ROOT, 'src', 'cli', 'stratad.ts'), 'migrate', 'evm-ss-split', '--home', home, '--rpc', net.rpcUrl].join(' ');
+    const run = spawnSync('script', ['-qec', command, '/dev/null'], { cwd: ROOT, input: 'n\n', encoding: 'utf8', timeout: 120_000 });
+    t.equal(run.status, 1, 'cancelled', { stdout: run.stdout, stderr: run.stderr });
+    t.match(run.stdout, /Proceed\? \[y\/N\]/, 'the prompt is shown after the plan');
+    t.match(run.stdout, /migration cancelled; nothing in the home was changed/);
+    t.same(homePicture(home), before, 'every byte of the home is unchanged');
+  });
+
+  await t.test('a failed step says the state of the home and how to go on or back', async (t) => {
+    const home = copyHome(t, rpcHome.home);
+    const run = await runStratad(['migrate', 'evm-ss-split', '--home', home, '--rpc', net.rpcUrl, '--yes', '--ready-timeout', '0.2'], 200_000);
+    startedPid(t, run);
+    t.equal(run.status, 1, 'the wait fails', { stdout: run.stdout, stderr: run.stderr });
+    t.match(run.stderr, /migration failed at step 7 \(wait until ready\): the node \(pid \d+\) was not ready after 0 s/);
+    t.match(run.stderr, /State of the home: migrated on disk \(settings written, backups restored from .*migrate-backup-\d{8}T\d{6}Z\)/);
+    t.match(run.stderr, /What next: read .*stratad-\d{8}T\d{6}Z\.log.*To undo: stop the node, run stratad migrate evm-ss-split --disable --home /s);
   });
 
   await t.test('--dry-run prints every step and changes nothing', async (t) => {
