@@ -11,7 +11,7 @@ import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Test } from 'tap';
 import { loadConfig, renderAppToml, type AppConfig } from '../../src/config/index.js';
-import { ROOT, startNode, type RunningNode } from '../node/fixtures/node-process.js';
+import { ROOT, type RunningNode, type TestHome } from '../node/fixtures/node-process.js';
 import { followerHome, heightOf, validatorHome, waitUntil, type NetHome } from '../sync/fixtures/network.js';
 
 const STRATAD = join(ROOT, 'src', 'cli', 'stratad.ts');
@@ -34,6 +34,38 @@ export function homePicture(home: string): Record<string, string> {
   };
   walk(home);
   return picture;
+}
+
+/** How long a node may take to serve RPC on a loaded machine. */
+const START_TIMEOUT_MS = 180_000;
+
+/** Starts `stratad start --home` and waits (up to START_TIMEOUT_MS) until its EVM RPC answers; killed at teardown. */
+export async function startNode(t: Test, home: TestHome): Promise<RunningNode> {
+  const child = spawn(process.execPath, ['--import', 'tsx', STRATAD, 'start', '--home', home.home], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (output += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (output += c));
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  const exited = ended.then((e) => e.code);
+  const stop = async (): Promise<number | null> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    return exited;
+  };
+  t.teardown(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  });
+  await waitUntil(
+    `stratad on ${home.home} to serve RPC`,
+    async () => {
+      if (child.exitCode !== null) throw new Error(`stratad exited early (${child.exitCode}): ${output}`);
+      return (await evmCall(home.http, 'eth_blockNumber', []).catch(() => undefined))?.result !== undefined;
+    },
+    START_TIMEOUT_MS,
+  );
+  return { child, output: () => output, stop, ended };
 }
 
 /** A validator producing blocks (snapshots every 5 blocks) and its consensus RPC URL. */
@@ -61,7 +93,7 @@ export async function startValidator(t: Test): Promise<Network> {
 export async function stoppedRpcNode(t: Test, net: Network, height: number): Promise<NetHome> {
   const home = await followerHome(t, net.validator);
   const node = await startNode(t, home);
-  await waitUntil(`the RPC node at height ${height}`, async () => (await heightOf(home)) >= height, 120_000);
+  await waitUntil(`the RPC node at height ${height}`, async () => (await heightOf(home)) >= height, 300_000);
   t.equal(await node.stop(), 0, 'the RPC node stops cleanly');
   return home;
 }
@@ -89,7 +121,7 @@ export interface Run {
 }
 
 /** Runs `stratad <args>` to its end (stdin not a terminal), killing it after `timeoutMs`. */
-export async function runStratad(args: readonly string[], timeoutMs = 120_000): Promise<Run> {
+export async function runStratad(args: readonly string[], timeoutMs = 240_000): Promise<Run> {
   const child = spawn(process.execPath, ['--import', 'tsx', STRATAD, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

@@ -10,9 +10,9 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test as Tap } from 'tap';
 import { freePort } from '../../bench/node/node-process.js';
-import { ROOT, startNode } from '../node/fixtures/node-process.js';
+import { ROOT } from '../node/fixtures/node-process.js';
 import { consensus } from '../sync/fixtures/network.js';
-import { copyHome, editApp, homePicture, runStratad, startedPid, startValidator, stoppedRpcNode } from './fixtures.js';
+import { copyHome, editApp, homePicture, runStratad, startedPid, startNode, startValidator, stoppedRpcNode } from './fixtures.js';
 
 t.test('refusals and the dry run change nothing', async (t) => {
   const net = await startValidator(t);
@@ -113,7 +113,7 @@ t.test('refusals and the dry run change nothing', async (t) => {
     const run = await runStratad(['migrate', 'evm-ss-split', '--home', home, '--rpc', net.rpcUrl, '--yes', '--ready-timeout', '0.2'], 200_000);
     startedPid(t, run);
     t.equal(run.status, 1, 'the wait fails', { stdout: run.stdout, stderr: run.stderr });
-    t.match(run.stderr, /migration failed at step 7 \(wait until ready\): the node \(pid \d+\) was not ready after 0 s/);
+    t.match(run.stderr, /migration failed at step 7 \(wait until ready\): the node \(pid \d+\) was not ready after 0\.2 s/);
     t.match(run.stderr, /State of the home: migrated on disk \(settings written, backups restored from .*migrate-backup-\d{8}T\d{6}Z\)/);
     t.match(run.stderr, /What next: read .*stratad-\d{8}T\d{6}Z\.log.*To undo: stop the node, run stratad migrate evm-ss-split --disable --home /s);
   });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import {
   configPaths,
   parseAppToml,
+  parseConfigToml,
   parsePersistentPeers,
   renderAppToml,
   renderConfigToml,
@@ -19,7 +20,6 @@ import {
   type PersistentPeer,
   type SsBackend,
 } from '../../config/index.js';
-import { parseConfigToml } from '../../config/index.js';
 import type { HomePaths } from '../home.js';
 import { MigrationRefusedError } from './errors.js';
 

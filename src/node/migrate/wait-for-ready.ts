@@ -113,7 +113,7 @@ export async function waitForReady(node: BackgroundNode, url: string, timeoutMs:
     if (Date.now() > deadline) {
       const missing = SPLIT_STARTUP_LINES.filter((line) => !seen.has(line));
       const why = missing.length > 0 ? `the log lacks ${missing.map((l) => `"${l}"`).join(', ')}` : lastWhy;
-      throw new Error(`the node (pid ${node.pid}) was not ready after ${Math.round(timeoutMs / 1000)} s: ${why}; the end of ${node.logFile}:\n${logTail(node.logFile)}`);
+      throw new Error(`the node (pid ${node.pid}) was not ready after ${timeoutMs / 1000} s: ${why}; the end of ${node.logFile}:\n${logTail(node.logFile)}`);
     }
     await sleep(500);
   }
