@@ -17,7 +17,8 @@ import { AppError } from './errors.js';
 
 const REMEDY =
   'restore the state store directory from a backup of this node, or state-sync the node into an emptied data directory; ' +
-  'if ss-backend was changed, set it back to the backend the home was created with';
+  'if ss-backend was changed, set it back to the backend the home was created with: a switch of ss-backend is done by ' +
+  'stratad migrate evm-ss-split --rpc <trusted node consensus RPC> --backend <new ss-backend> (a wipe and a state sync)';
 
 /** The SS lacks versions the SC committed and the SC cannot be rolled back to it. */
 export class StateStoreBehindError extends AppError {}
