@@ -9,6 +9,7 @@
  */
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { LRUCache } from 'lru-cache';
 
 import type { Logger } from '../log/logger.js';
 import type { PeerHost } from '../p2p/index.js';
@@ -83,11 +84,23 @@ function manifestAt(root: string, height: number): SnapshotManifest | undefined 
   }
 }
 
+/** How long a parsed manifest is reused for chunk requests (a pruned snapshot's chunk files are gone at once anyway). */
+const MANIFEST_TTL_MS = 10_000;
+
 const MISSING: SnapshotBytesReply = { missing: true };
 
 /** Serves `/strata/snapshots/1` from the snapshot directory `root` (data/snapshots/). */
 export async function serveSnapshots(host: PeerHost, root: string, logger: Logger): Promise<void> {
   const slots = new ReadSlots(CONCURRENT_READS);
+  // A download asks for every chunk; its manifest (up to megabytes of JSON) is parsed once, not per chunk.
+  const manifests = new LRUCache<number, SnapshotManifest>({ max: 8, ttl: MANIFEST_TTL_MS });
+  const manifestOf = (height: number): SnapshotManifest | undefined => {
+    const cached = manifests.get(height);
+    if (cached) return cached;
+    const manifest = manifestAt(root, height);
+    if (manifest) manifests.set(height, manifest);
+    return manifest;
+  };
   await host.handle(
     SNAPSHOTS_PROTOCOL,
     async (message, peer): Promise<SnapshotListReply | SnapshotBytesReply> => {
@@ -106,7 +119,7 @@ export async function serveSnapshots(host: PeerHost, root: string, logger: Logge
           return bytes && bytes.length <= MAX_SNAPSHOT_MESSAGE_BYTES - 1024 ? { bytes } : MISSING;
         }
         case 'chunk': {
-          const manifest = manifestAt(root, request.height);
+          const manifest = manifestOf(request.height);
           if (!manifest || request.index >= manifest.chunks.length) return MISSING;
           const bytes = await slots.run(() => readUpTo(join(root, String(request.height), chunkFileName(request.index)), MAX_CHUNK_BYTES));
           if (!bytes) return MISSING;
@@ -114,7 +127,7 @@ export async function serveSnapshots(host: PeerHost, root: string, logger: Logge
           return { bytes: servedChunkForTest(request.index, bytes) };
         }
         case 'extra': {
-          const manifest = manifestAt(root, request.height);
+          const manifest = manifestOf(request.height);
           if (!manifest?.extras.some((e) => e.name === request.name)) return MISSING;
           const bytes = await slots.run(() => readUpTo(join(root, String(request.height), request.name), MAX_CHUNK_BYTES));
           return bytes ? { bytes } : MISSING;

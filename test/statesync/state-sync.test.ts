@@ -12,6 +12,7 @@ import t from 'tap';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEther } from 'viem';
+import { freePort } from '../../bench/node/node-process.js';
 import { listSnapshots, snapshotsDir } from '../../src/store/index.js';
 import { consensus, heightOf, waitUntil } from '../sync/fixtures/network.js';
 import {
@@ -65,6 +66,18 @@ t.test('empty homes state-sync from a peer and serve the validator\'s state', as
     t.match(run.output(), new RegExp(`trust-hash mismatch: the block at trust-height ${trustHeight} on 127\\.0\\.0\\.1:${validator.rpc} has hash ${trustHash}`));
     t.match(run.output(), /nothing was imported\. Set trust-height and trust-hash from a trusted RPC endpoint/);
     t.same(tree(data), before, 'data/ is byte for byte as it was');
+  });
+
+  t.test('an rpc-servers entry that does not answer is refused and nothing is written', async (t) => {
+    const closed = await freePort();
+    const home = await stateSyncHome(t, validator, { ...settings, rpcServers: [validator, { ...validator, rpc: closed }] });
+    const data = join(home.home, 'data');
+    const before = tree(data);
+    const run = spawnNode(t, home);
+    const ended = await run.ended;
+    t.equal(ended.code, 1, 'stratad start exits with 1');
+    t.match(run.output(), new RegExp(`cannot fetch the trusted block ${trustHeight} from rpc-servers entry 127\\.0\\.0\\.1:${closed} .*check \\[statesync\\] rpc-servers`));
+    t.same(tree(data), before, 'data/ is as it was');
   });
 
   const firstSnapshot = listSnapshots(root).at(-1)!.manifest.height;
