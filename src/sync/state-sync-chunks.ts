@@ -41,6 +41,7 @@ export class PeerChunkSource implements ChunkSource {
   readonly #timeoutMs: number;
   readonly #rounds: number;
   readonly #extras = new Map<string, Uint8Array>();
+  #closed = false;
 
   constructor(
     private readonly host: PeerHost,
@@ -57,18 +58,26 @@ export class PeerChunkSource implements ChunkSource {
 
   /** The verified bytes of chunk `index`; starts fetching the next ones meanwhile. */
   async chunk(index: number): Promise<Uint8Array> {
-    for (let next = index; next < Math.min(this.manifest.chunks.length, index + this.#window); next++) {
+    for (let next = index; !this.#closed && next < Math.min(this.manifest.chunks.length, index + this.#window); next++) {
       if (!this.#inflight.has(next)) {
         const fetching = this.#fetch(next);
         fetching.catch(() => undefined);
         this.#inflight.set(next, fetching);
       }
     }
+    const fetching = this.#inflight.get(index);
+    if (!fetching) throw new ChunkVerificationError(index, `the download of snapshot ${this.manifest.height} was stopped`);
     try {
-      return await this.#inflight.get(index)!;
+      return await fetching;
     } finally {
       this.#inflight.delete(index);
     }
+  }
+
+  /** Stops fetching ahead: chunks in flight finish, none is asked for again (the restore has failed or ended). */
+  close(): void {
+    this.#closed = true;
+    this.#inflight.clear();
   }
 
   /** An extra file, fetched once (and kept: the snapshot may be pruned at the peers before the restore asks). */
@@ -114,9 +123,9 @@ export class PeerChunkSource implements ChunkSource {
   async #fetch(index: number): Promise<Uint8Array> {
     const expected = this.manifest.chunks[index]!;
     let lastError = 'no peer offering the snapshot is connected';
-    for (let round = 0; round < this.#rounds; round++) {
+    for (let round = 0; round < this.#rounds && !this.#closed; round++) {
       const tried = new Set<string>();
-      for (let attempt = 0; ; attempt++) {
+      for (let attempt = 0; !this.#closed; attempt++) {
         const candidates = this.#candidates(tried);
         if (candidates.length === 0) break;
         // Spread the first attempts: chunk i to the i-th peer.

@@ -234,6 +234,7 @@ async function restoreCandidate(deps: StateSyncDeps, candidate: Candidate, trust
     });
   } finally {
     progress.stop();
+    source.close();
   }
 }
 
