@@ -10,6 +10,9 @@
  * - stateSyncSeconds: from an empty home until its stores are open and answer a read (the
  *   restore plus opening the SC and SS, which is what a node does before it listens); the peer
  *   download that state sync adds is not part of it;
+ * - stateSyncPeerSeconds: the same with the chunks downloaded from a peer over
+ *   `/strata/snapshots/1` (two peer hosts on 127.0.0.1 in this process: libp2p, noise, yamux,
+ *   each chunk hash-checked on arrival), split off;
  * - diskSeqWriteMBps: a plain sequential write of 1 MiB blocks, fsynced, of the snapshot's size
  *   (at least 256 MiB) on the same disk, in the same run.
  * Goal: the import at 50 % of the disk's sequential write speed or more.
@@ -19,7 +22,10 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { nodeKey } from '../../src/chain/keys.js';
 import { Logger } from '../../src/log/logger.js';
+import { PeerHost } from '../../src/p2p/index.js';
+import { PeerChunkSource, serveSnapshots } from '../../src/sync/index.js';
 import {
   CommitStore,
   CompositeStateStore,
@@ -27,7 +33,9 @@ import {
   DirectoryChunkSource,
   restoreSnapshot,
   writeSnapshot,
+  type ChunkSource,
   type NamedChangeset,
+  type SnapshotManifest,
 } from '../../src/store/index.js';
 import { emitReport, rate, table } from '../report.js';
 import { address, amount, balanceKey, nonce, nonceKey } from '../commit/workload.js';
@@ -95,6 +103,38 @@ async function diskSeqWrite(dir: string, bytes: number): Promise<number> {
   return bytes / 1e6 / seconds;
 }
 
+/** Restores `manifest` into `target` from `source` and opens the stores until they answer a read; seconds and import MB/s. */
+async function restoreAndServe(target: string, manifest: SnapshotManifest, source: ChunkSource, split: boolean, logger: Logger): Promise<{ importSeconds: number; seconds: number; answered: boolean }> {
+  const ss = { ...DEFAULT_STATE_STORE_CONFIG, evmSsSplit: split };
+  const started = performance.now();
+  await restoreSnapshot({ dataDir: target, manifest, source, commit: {}, ss });
+  const importSeconds = (performance.now() - started) / 1000;
+  const restored = await CommitStore.open(target, {});
+  const store = await CompositeStateStore.open(target, ss, logger);
+  const answered = store.get('evm', manifest.height, nonceKey(address(0))) !== undefined;
+  const seconds = (performance.now() - started) / 1000;
+  await store.close();
+  await restored.close();
+  return { importSeconds, seconds, answered };
+}
+
+/** Two peer hosts on loopback, one serving `snapshotsRoot`; the other's chunk source for `manifest`. */
+async function peerSource(snapshotsRoot: string, manifest: SnapshotManifest, logger: Logger): Promise<{ source: ChunkSource; stop: () => Promise<void> }> {
+  const [a, b] = [nodeKey(), nodeKey()];
+  const common = { listen: { host: '127.0.0.1', port: 0 }, maxMessageBytes: 102_400, logger };
+  const server = await PeerHost.start({ ...common, seed: a.seed, persistentPeers: [] });
+  await serveSnapshots(server, snapshotsRoot, logger);
+  const client = await PeerHost.start({ ...common, seed: b.seed, persistentPeers: [{ nodeId: server.nodeId, host: '127.0.0.1', port: server.port }] });
+  while (client.peers().length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  return {
+    source: new PeerChunkSource(client, manifest, new Set([server.nodeId]), logger),
+    stop: async () => {
+      await client.stop();
+      await server.stop();
+    },
+  };
+}
+
 function positive(text: string | undefined, fallback: number, name: string): number {
   if (text === undefined) return fallback;
   const n = Number(text);
@@ -137,23 +177,27 @@ async function main(): Promise<void> {
     log(`· snapshot: ${(streamBytes / 1e6).toFixed(1)} MB in ${snapshot.manifest.chunks.length} chunks, ${writeSeconds.toFixed(1)} s`);
 
     const runs: Array<{ split: boolean; importMBps: number; seconds: number }> = [];
+    const check = (answered: boolean): void => {
+      if (size.accounts > 0 && !answered) throw new Error('the restored state store does not answer a read of account 0');
+    };
     for (const split of [false, true]) {
       const target = join(work, split ? 'split' : 'plain');
-      const ss = { ...DEFAULT_STATE_STORE_CONFIG, evmSsSplit: split };
-      started = performance.now();
-      await restoreSnapshot({ dataDir: target, manifest: snapshot.manifest, source: new DirectoryChunkSource(snapshot.dir), commit: {}, ss });
-      const importSeconds = (performance.now() - started) / 1000;
-      const restored = await CommitStore.open(target, {});
-      const store = await CompositeStateStore.open(target, ss, logger);
-      const probe = store.get('evm', snapshot.manifest.height, nonceKey(address(0)));
-      const seconds = (performance.now() - started) / 1000;
-      await store.close();
-      await restored.close();
-      if (size.accounts > 0 && probe === undefined) throw new Error('the restored state store does not answer a read of account 0');
-      runs.push({ split, importMBps: streamBytes / 1e6 / importSeconds, seconds });
-      log(`· restore split=${split}: ${importSeconds.toFixed(1)} s, serving after ${seconds.toFixed(1)} s`);
+      const run = await restoreAndServe(target, snapshot.manifest, new DirectoryChunkSource(snapshot.dir), split, logger);
+      check(run.answered);
+      runs.push({ split, importMBps: streamBytes / 1e6 / run.importSeconds, seconds: run.seconds });
+      log(`· restore split=${split}: ${run.importSeconds.toFixed(1)} s, serving after ${run.seconds.toFixed(1)} s`);
       rmSync(target, { recursive: true, force: true });
     }
+    const peers = await peerSource(join(work, 'snapshots'), snapshot.manifest, logger);
+    let peerRun: Awaited<ReturnType<typeof restoreAndServe>>;
+    try {
+      peerRun = await restoreAndServe(join(work, 'peer'), snapshot.manifest, peers.source, false, logger);
+    } finally {
+      await peers.stop();
+    }
+    check(peerRun.answered);
+    log(`· state sync from a peer: ${peerRun.importSeconds.toFixed(1)} s, serving after ${peerRun.seconds.toFixed(1)} s`);
+    rmSync(join(work, 'peer'), { recursive: true, force: true });
     const diskMBps = await diskSeqWrite(work, Math.max(256 << 20, streamBytes));
     const snapshotWriteMBps = streamBytes / 1e6 / writeSeconds;
     const [plain, split] = runs as [(typeof runs)[0], (typeof runs)[0]];
@@ -163,6 +207,7 @@ async function main(): Promise<void> {
         ['snapshot write MB/s', snapshotWriteMBps.toFixed(1), ''],
         ['state-sync import MB/s', plain.importMBps.toFixed(1), split.importMBps.toFixed(1)],
         ['empty home to serving s', plain.seconds.toFixed(1), split.seconds.toFixed(1)],
+        ['same, chunks from a peer s', peerRun.seconds.toFixed(1), ''],
         ['disk sequential write MB/s', diskMBps.toFixed(1), ''],
         ['import / disk write', `${((plain.importMBps / diskMBps) * 100).toFixed(0)} %`, `${((split.importMBps / diskMBps) * 100).toFixed(0)} %`],
       ]),
@@ -180,6 +225,7 @@ async function main(): Promise<void> {
         stateSyncImportMBpsSplit: split.importMBps,
         stateSyncSeconds: plain.seconds,
         stateSyncSecondsSplit: split.seconds,
+        stateSyncPeerSeconds: peerRun.seconds,
         diskSeqWriteMBps: diskMBps,
       },
       values.json,

@@ -1,6 +1,6 @@
 /**
- * A node's network: the peer host on `[p2p] laddr` with the node key, block serving, block
- * sync (following the validator unless this node is it), announcements of committed blocks
+ * A node's network: the peer host on `[p2p] laddr` with the node key, block and snapshot
+ * serving, block sync (following the validator unless this node is it), announcements of committed blocks
  * and transaction gossip; and the peer and sync facts the consensus RPC reports.
  */
 import type { App } from '../app/index.js';
@@ -12,7 +12,7 @@ import type { LoadedConfig } from '../config/index.js';
 import type { Logger } from '../log/logger.js';
 import { PeerHost } from '../p2p/index.js';
 import type { PeerInfo } from '../rpc/consensus/index.js';
-import { BlockSync, TxGossip, serveBlocks, validatorSetOf, type SyncState } from '../sync/index.js';
+import { BlockSync, TxGossip, serveBlocks, serveSnapshots, validatorSetOf, type SyncState } from '../sync/index.js';
 import type { NodeStatusFacts } from './consensus-backend.js';
 
 /** What the network needs from the node. */
@@ -26,6 +26,8 @@ export interface NetworkDeps {
   isValidator: boolean;
   /** The proposal log's file, which a follower also writes before executing a block. */
   proposalPath: string;
+  /** data/snapshots/, whose snapshots are offered to peers. */
+  snapshotsDir: string;
   /** Replaces `[p2p] laddr`'s port (0 picks one). */
   port?: number;
   /** Called after each block applied from peers. */
@@ -57,6 +59,7 @@ export class NodeNetwork implements NodeStatusFacts {
     });
     try {
       await serveBlocks(host, store, app.genesis.chain_id, limit, log);
+      await serveSnapshots(host, deps.snapshotsDir, log);
       const sync = new BlockSync({
         app,
         store,

@@ -31,9 +31,11 @@ import { NodeNetwork } from './network.js';
 import { homePaths, type HomePaths } from './home.js';
 import { BlockProducer, type ResumedProposal } from './producer.js';
 import { startSnapshotScheduler } from './snapshot-scheduler.js';
+import { stateSyncAtStart } from './state-sync.js';
 import { WorkerCallExecutor, WorkerDebugBackend, WorkerPool } from './execution-workers/index.js';
 import { ChainProvider } from '../provider/index.js';
 import { bytesHex, plainHex } from '../util/hex.js';
+import { snapshotsDir } from '../store/index.js';
 import { traceLimitsOf } from '../trace/index.js';
 
 /** Ports the node listens on (0 in tests picks free ones). */
@@ -203,6 +205,8 @@ export class StrataNode {
       const { claim, reason } = busy;
       throw new NodeStartError(`cannot listen on ${claim.host}:${claim.port} (${claim.setting}): ${reason}; stop the process that uses it, or configure another port`);
     }
+    // An empty home with [statesync] enable = true restores a snapshot from its peers first.
+    await stateSyncAtStart({ paths, config, nodeKey: nodeKeyFile, logger, ...(override.p2p !== undefined ? { port: override.p2p } : {}) });
     const app = await openHomeApp(paths, config, logger);
     const genesis: Genesis = app.genesis;
     const closers: Array<() => Promise<void>> = [() => app.close()];
@@ -342,6 +346,7 @@ export class StrataNode {
             logger,
             port: override.p2p,
             proposalPath: proposalPath(paths.data),
+            snapshotsDir: snapshotsDir(paths.data),
             onApplied: (block) => {
               eth.publishBlock(block.header.height);
               snapshots.afterBlock(block.header.height);

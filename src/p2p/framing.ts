@@ -30,7 +30,8 @@ export function decodeMessage(protocol: string, bytes: Uint8Array): unknown {
 /** Writes one message, waiting for the stream to drain when its buffer is full. */
 export async function writeMessage(stream: Stream, value: unknown, limit: number): Promise<void> {
   const bytes = encodeMessage(stream.protocol, value, limit);
-  if (!stream.send(lp.encode.single(bytes))) await stream.onDrain();
+  // The encoder has its own 4 MB default cap; the message was already checked against `limit`.
+  if (!stream.send(lp.encode.single(bytes, { maxDataLength: limit }))) await stream.onDrain();
 }
 
 /** The messages of `stream` as decoded values, until the remote closes its side. */

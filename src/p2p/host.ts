@@ -156,9 +156,10 @@ export class PeerHost {
   /**
    * Serves `protocol`: each inbound stream carries one request message, answered by the
    * handler's reply. A malformed or oversized message, or a handler that throws, drops the peer.
+   * `maxMessageBytes` replaces `max-packet-msg-payload-size` for a protocol with its own bound.
    */
-  async handle(protocol: string, handler: RequestHandler): Promise<void> {
-    const limit = this.#options.maxMessageBytes;
+  async handle(protocol: string, handler: RequestHandler, options: { maxMessageBytes?: number } = {}): Promise<void> {
+    const limit = options.maxMessageBytes ?? this.#options.maxMessageBytes;
     await this.#node.handle(
       protocol,
       async (stream: Stream, connection: Connection) => {
@@ -188,10 +189,16 @@ export class PeerHost {
 
   /**
    * Sends `message` on a new `protocol` stream to `peer` and returns its reply (`expectReply`)
-   * or undefined. A reply that breaks the framing drops the peer and throws.
+   * or undefined. A reply that breaks the framing drops the peer and throws. `maxMessageBytes`
+   * is the protocol's own bound, when it has one (as in `handle`).
    */
-  async request(peer: Peer, protocol: string, message: unknown, options: { timeoutMs: number; expectReply: boolean }): Promise<unknown> {
-    const limit = this.#options.maxMessageBytes;
+  async request(
+    peer: Peer,
+    protocol: string,
+    message: unknown,
+    options: { timeoutMs: number; expectReply: boolean; maxMessageBytes?: number },
+  ): Promise<unknown> {
+    const limit = options.maxMessageBytes ?? this.#options.maxMessageBytes;
     const signal = AbortSignal.timeout(options.timeoutMs);
     let stream: Stream;
     try {
