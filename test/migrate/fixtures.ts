@@ -68,6 +68,9 @@ export async function startNode(t: Test, home: TestHome): Promise<RunningNode> {
   return { child, output: () => output, stop, ended };
 }
 
+/** Blocks between the validator's state-sync snapshots. */
+export const SNAPSHOT_INTERVAL = 5;
+
 /** A validator producing blocks (snapshots every 5 blocks) and its consensus RPC URL. */
 export interface Network {
   validator: NetHome;
@@ -84,7 +87,7 @@ export async function editApp(home: string, change: (app: AppConfig) => AppConfi
 /** Starts a validator that writes a snapshot every 5 blocks. */
 export async function startValidator(t: Test): Promise<Network> {
   const validator = await validatorHome(t, 250);
-  await editApp(validator.home, (app) => ({ ...app, stateSync: { ...app.stateSync, snapshotInterval: 5 } }));
+  await editApp(validator.home, (app) => ({ ...app, stateSync: { ...app.stateSync, snapshotInterval: SNAPSHOT_INTERVAL } }));
   const validatorNode = await startNode(t, validator);
   return { validator, validatorNode, rpcUrl: `http://127.0.0.1:${validator.rpc}` };
 }
