@@ -177,7 +177,7 @@ type Attempt =
   | { kind: 'refused'; error: string };
 
 /** Geth's wording for the VM's refusals of a message. */
-function refusalMessage(error: unknown, from: Address, request: CallRequest): string {
+export function refusalMessage(error: unknown, from: Address, request: CallRequest): string {
   const text = error instanceof Error ? error.message : String(error);
   const intrinsic = /INTRINSIC_GAS_TOO_LOW: tx gas limit (\d+) is lower than the minimum gas limit of (\d+)/.exec(text);
   if (intrinsic) return `intrinsic gas too low: have ${intrinsic[1]}, want ${intrinsic[2]}`;
