@@ -266,6 +266,8 @@ export async function simulate(env: CallEnvironment, base: SimulationBase, paylo
       const baseFee = block.overrides.baseFee ?? (payload.validation ? parent.baseFee : 0n);
       const ctx = blockContext(block, parent, baseFee);
       const header = evmBlock(env.common, ctx);
+      // PREVRANDAO reads the header's mix hash; the block is built unfrozen, so it can be told.
+      if (block.overrides.prevRandao !== undefined) Object.defineProperty(header.header, 'mixHash', { value: block.overrides.prevRandao });
       const calls: SimulatedCall[] = [];
       const transactions: SimulatedTransaction[] = [];
       const receipts: Uint8Array[] = [];

@@ -190,7 +190,7 @@ t.test('eth_createAccessList, eth_simulateV1 and geth error texts on stratad, co
         { calls: [{ from, to: ours.token, input: '0x70a08231' + '0'.repeat(24) + '00000000000000000000000000000000c0ffee03' }, { from, to: ours.child }] },
       ],
     };
-    const mine = await result<Json[]>(home.http, 'eth_simulateV1', [payload, 'latest']);
+    const mine = await result<Json[]>(home.http, 'eth_simulateV1', [payload, head]);
     const anvils = await result<Json[]>(anvil.port, 'eth_simulateV1', [payload, 'latest']);
     // A failed call burns all the gas it was given, which by default geth makes the block's remaining gas and Anvil the whole block gas limit.
     const calls = (blocks: Json[]) =>
@@ -205,7 +205,7 @@ t.test('eth_createAccessList, eth_simulateV1 and geth error texts on stratad, co
     t.equal(mine[1]!['gasUsed'], mine[1]!['gasLimit'], 'so the failing call fills the block');
 
     // Each error code, by direct JSON-RPC.
-    const codeOf = async (opts: unknown): Promise<number | undefined> => (await call(home.http, 'eth_simulateV1', [opts, 'latest'])).error?.code;
+    const codeOf = async (opts: unknown): Promise<number | undefined> => (await call(home.http, 'eth_simulateV1', [opts, head])).error?.code;
     t.equal(await codeOf({ blockStateCalls: [] }), -32602, 'empty input');
     t.equal(await codeOf({ blockStateCalls: Array.from({ length: 257 }, () => ({ calls: [] })) }), -38026, 'more than 256 blocks');
     t.equal(await codeOf({ blockStateCalls: [{ blockOverrides: { number: `0x${(Number(head) + 300).toString(16)}` } }] }), -38026, 'a block more than 256 past the base');
@@ -217,6 +217,33 @@ t.test('eth_createAccessList, eth_simulateV1 and geth error texts on stratad, co
     t.equal(await codeOf({ blockStateCalls: [{ calls: [{ from: addr(0xdead), to: from, value: '0x1' }] }] }), -38014, 'insufficient funds for the value');
     t.equal(await codeOf({ blockStateCalls: [{ calls: [{ from, to: from, gas: '0x100' }] }] }), -38013, 'intrinsic gas too low');
     t.equal(await codeOf({ validation: true, blockStateCalls: [{ calls: [{ from, to: from }] }] }), -32602, 'validation: a fee cap below the base fee (geth: invalid params)');
+    t.equal(await codeOf({ blockStateCalls: [{ calls: Array.from({ length: 1001 }, () => ({ from, to: from })) }] }), -38026, 'more than 1,000 calls');
+    // Two calls that each burn a whole 30M-gas block exceed the node's 50M gas-cap for the simulation.
+    t.equal(await codeOf({ blockStateCalls: [{ calls: [{ from, to: ours.child }] }, { calls: [{ from, to: ours.child }] }] }), -38026, 'the gas cap bounds the whole simulation');
+    const moved = await call(home.http, 'eth_simulateV1', [{ blockStateCalls: [{ stateOverrides: { [addr(1)]: { movePrecompileToAddress: addr(0x1234) } } }] }, 'latest']);
+    t.same(moved.error, { code: -32602, message: 'movePrecompileToAddress is not supported by this node' }, 'movePrecompileToAddress is refused clearly');
+    // PREVRANDAO (0x44), TIMESTAMP (0x42), NUMBER (0x43) and COINBASE (0x41) of the simulated block, returned as four words.
+    const reader = addr(0xaa02);
+    const readerCode = '4460005242602052436040524160605260806000f3';
+    const overridden = await result<Json[]>(home.http, 'eth_simulateV1', [
+      {
+        blockStateCalls: [
+          {
+            blockOverrides: { number: `0x${(Number(head) + 7).toString(16)}`, time: '0xfffffff0', prevRandao: `0x${'ab'.repeat(32)}`, feeRecipient: addr(0xfee) },
+            stateOverrides: { [reader]: { code: `0x${readerCode}` } },
+            calls: [{ from, to: reader }],
+          },
+        ],
+      },
+      head,
+    ]);
+    t.equal(overridden.length, 7, 'the gap up to the block asked for is filled with empty blocks');
+    const words = String(((overridden[6]!['calls'] as Json[])[0]!)['returnData']).slice(2).match(/.{64}/g)!;
+    t.same(
+      words.map((w) => BigInt(`0x${w}`)),
+      [BigInt(`0x${'ab'.repeat(32)}`), 0xfffffff0n, BigInt(Number(head) + 7), 0xfeen],
+      'the call sees the overridden prevRandao, timestamp, number and fee recipient',
+    );
     const nonceChecked = await result<Json[]>(home.http, 'eth_simulateV1', [{ blockStateCalls: [{ calls: [{ from, to: from, nonce: '0x0' }] }] }, 'latest']);
     t.equal(((nonceChecked[0]!['calls'] as Json[])[0]!)['status'], '0x1', 'without validation the nonce is not checked');
     const full = await result<Json[]>(home.http, 'eth_simulateV1', [{ returnFullTransactions: true, blockStateCalls: [{ calls: [{ from, to: from }] }] }, 'latest']);
