@@ -6,16 +6,17 @@
  * `traceTransfers` adds an ERC-20-style Transfer log from 0xeeee…eeee for each value moved.
  * Simulated blocks are hashed over their own fields; they are not blocks of this chain.
  */
-import type { InterpreterStep, Message, EVMResult } from '@ethereumjs/evm';
+import { getActivePrecompiles, type CustomPrecompile, type InterpreterStep, type Message, type EVMResult } from '@ethereumjs/evm';
 import { RLP } from '@ethereumjs/rlp';
 import { Address, bigIntToBytes, bigIntToUnpaddedBytes, setLengthLeft } from '@ethereumjs/util';
-import { Bloom, encodeReceipt, runTx } from '@ethereumjs/vm';
+import { Bloom, createVM, encodeReceipt, runTx } from '@ethereumjs/vm';
 import type { TypedTransaction } from '@ethereumjs/tx';
 
 import { coinbaseOf, evmBlock, type BlockContext, type BlockOverrides } from './block-context.js';
 import { applyOverrides, messageTx, refusalMessage, type CallEnvironment, type CallRequest, type StateOverrides } from './call.js';
 import { keccak256 } from './crypto.js';
 import { gethMessageError } from './errors.js';
+import { gethEvmOptions } from './returndata-bounds.js';
 import { revertReason as revertReasonOf } from './revert-reason.js';
 
 /** geth's cap on the blocks of one simulation (gaps filled in included). */
@@ -34,6 +35,8 @@ export interface SimulatedCallRequest extends CallRequest {
 export interface SimulatedBlockInput {
   blockOverrides?: BlockOverrides;
   stateOverrides?: StateOverrides;
+  /** `movePrecompileToAddress` of the state overrides: the precompile at `from` answers at `to` in this block instead. */
+  movePrecompiles?: Array<{ from: Uint8Array; to: Uint8Array }>;
   calls: SimulatedCallRequest[];
 }
 
@@ -124,6 +127,7 @@ const ZERO_HASH = new Uint8Array(32);
 interface PlannedBlock {
   overrides: BlockOverrides & { number: bigint; time: bigint };
   stateOverrides: StateOverrides;
+  movePrecompiles: Array<{ from: Uint8Array; to: Uint8Array }>;
   calls: SimulatedCallRequest[];
 }
 
@@ -142,13 +146,13 @@ function plan(base: SimulationBase, blocks: readonly SimulatedBlockInput[]): Pla
     if (number - base.number > BigInt(MAX_SIMULATE_BLOCKS)) throw new SimulationError(-38026, 'too many blocks');
     for (let gap = prevNumber + 1n; gap < number; gap++) {
       prevTime += TIMESTAMP_INCREMENT;
-      out.push({ overrides: { number: gap, time: prevTime }, stateOverrides: [], calls: [] });
+      out.push({ overrides: { number: gap, time: prevTime }, stateOverrides: [], movePrecompiles: [], calls: [] });
     }
     prevNumber = number;
     const time = block.blockOverrides?.time ?? prevTime + TIMESTAMP_INCREMENT;
     if (time <= prevTime) throw new SimulationError(-38021, `block timestamps must be in order: ${time} <= ${prevTime}`);
     prevTime = time;
-    out.push({ overrides: { ...block.blockOverrides, number, time }, stateOverrides: block.stateOverrides ?? [], calls: block.calls });
+    out.push({ overrides: { ...block.blockOverrides, number, time }, stateOverrides: block.stateOverrides ?? [], movePrecompiles: block.movePrecompiles ?? [], calls: block.calls });
   }
   return out;
 }
@@ -254,6 +258,40 @@ function describe(tx: TypedTransaction, from: Address): SimulatedTransaction {
   };
 }
 
+function addressKey(address: Uint8Array): string {
+  return Buffer.from(address).toString('hex');
+}
+
+/**
+ * The precompile changes of a block's `movePrecompileToAddress` overrides, checked as geth
+ * checks them: the source must be a precompile, not moved onto itself (-38022), and no two
+ * moves, nor a move and another override, may target the same address (-38023).
+ */
+function precompileMoves(env: CallEnvironment, block: PlannedBlock): CustomPrecompile[] {
+  if (block.movePrecompiles.length === 0) return [];
+  const active = getActivePrecompiles(env.common);
+  const overridden = new Set(block.stateOverrides.map((o) => addressKey(o.address)));
+  const targets = new Set<string>();
+  const changes: CustomPrecompile[] = [];
+  for (const move of block.movePrecompiles) {
+    const [from, to] = [addressKey(move.from), addressKey(move.to)];
+    const precompile = active.get(from) ?? active.get(`0x${from}`);
+    if (precompile === undefined) throw new SimulationError(-32602, `account 0x${from} is not a precompile`);
+    if (from === to) throw new SimulationError(-38022, `account 0x${from} is moved onto itself`);
+    if (targets.has(to) || (overridden.has(to) && !block.movePrecompiles.some((m) => addressKey(m.from) === to))) {
+      throw new SimulationError(-38023, `account 0x${to} is already overridden`);
+    }
+    targets.add(to);
+    changes.push({ address: `0x${to}`, function: precompile });
+  }
+  // A source also moved onto is replaced by that move, not removed.
+  for (const move of block.movePrecompiles) {
+    const from = addressKey(move.from);
+    if (!targets.has(from)) changes.push({ address: `0x${from}` });
+  }
+  return changes;
+}
+
 /** Runs the simulation on `env` (its view is the base block's state); throws SimulationError for a refused one. */
 export async function simulate(env: CallEnvironment, base: SimulationBase, payload: SimulatePayload): Promise<SimulatedBlock[]> {
   const planned = plan(base, payload.blocks);
@@ -262,7 +300,10 @@ export async function simulate(env: CallEnvironment, base: SimulationBase, paylo
     const results: SimulatedBlock[] = [];
     let parent = { hash: base.hash, gasLimit: base.gasLimit, coinbase: base.coinbase, baseFee: base.baseFee };
     for (const block of planned) {
+      const moves = precompileMoves(env, block);
       await applyOverrides(state, block.stateOverrides);
+      // Moved precompiles need an EVM made with them, over the same state, for this block only.
+      const blockVm = moves.length === 0 ? vm : await createVM({ common: env.common, stateManager: state, blockchain: vm.blockchain, evmOpts: { ...gethEvmOptions(env.common), customPrecompiles: moves } });
       const baseFee = block.overrides.baseFee ?? (payload.validation ? parent.baseFee : 0n);
       const ctx = blockContext(block, parent, baseFee);
       const header = evmBlock(env.common, ctx);
@@ -285,20 +326,20 @@ export async function simulate(env: CallEnvironment, base: SimulationBase, paylo
         const tx = messageTx(env.common, request, from, nonce, gas);
         const tracer = payload.traceTransfers ? new TransferTracer() : undefined;
         if (tracer) {
-          vm.evm.events!.on('beforeMessage', tracer.onMessage);
-          vm.evm.events!.on('afterMessage', tracer.onResult);
-          vm.evm.events!.on('step', tracer.onStep);
+          blockVm.evm.events!.on('beforeMessage', tracer.onMessage);
+          blockVm.evm.events!.on('afterMessage', tracer.onResult);
+          blockVm.evm.events!.on('step', tracer.onStep);
         }
         let outcome;
         try {
-          outcome = await runTx(vm, { tx, block: header, skipNonce: !payload.validation, skipBlockGasLimitValidation: true, skipHardForkValidation: true });
+          outcome = await runTx(blockVm, { tx, block: header, skipNonce: !payload.validation, skipBlockGasLimitValidation: true, skipHardForkValidation: true });
         } catch (error) {
           throw refusal(error, from, request);
         } finally {
           if (tracer) {
-            vm.evm.events!.off('beforeMessage', tracer.onMessage);
-            vm.evm.events!.off('afterMessage', tracer.onResult);
-            vm.evm.events!.off('step', tracer.onStep);
+            blockVm.evm.events!.off('beforeMessage', tracer.onMessage);
+            blockVm.evm.events!.off('afterMessage', tracer.onResult);
+            blockVm.evm.events!.off('step', tracer.onStep);
           }
         }
         if (gasBudget !== undefined) gasBudget += gas - outcome.totalGasSpent;

@@ -11,6 +11,7 @@ export function simulatePayload(request: SimulateRequest): SimulatePayload {
     blocks: request.blocks.map((block) => ({
       ...(block.blockOverrides === undefined ? {} : { blockOverrides: block.blockOverrides }),
       stateOverrides: appStateOverrides(block.stateOverrides),
+      ...(block.movePrecompiles === undefined ? {} : { movePrecompiles: block.movePrecompiles.map((m) => ({ from: m.from, to: m.to })) }),
       calls: block.calls.map((call) => ({ ...appCallRequest(call), ...(call.nonce === undefined ? {} : { nonce: call.nonce }) })),
     })),
   };

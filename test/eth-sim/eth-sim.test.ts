@@ -10,6 +10,7 @@
  *   the block), so a failed call, which burns all its gas, reports a different gasUsed.
  */
 import t from 'tap';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ContractFactory, Interface, JsonRpcProvider, Wallet, type InterfaceAbi } from 'ethers';
@@ -220,8 +221,29 @@ t.test('eth_createAccessList, eth_simulateV1 and geth error texts on stratad, co
     t.equal(await codeOf({ blockStateCalls: [{ calls: Array.from({ length: 1001 }, () => ({ from, to: from })) }] }), -38026, 'more than 1,000 calls');
     // Two calls that each burn a whole 30M-gas block exceed the node's 50M gas-cap for the simulation.
     t.equal(await codeOf({ blockStateCalls: [{ calls: [{ from, to: ours.child }] }, { calls: [{ from, to: ours.child }] }] }), -38026, 'the gas cap bounds the whole simulation');
-    const moved = await call(home.http, 'eth_simulateV1', [{ blockStateCalls: [{ stateOverrides: { [addr(1)]: { movePrecompileToAddress: addr(0x1234) } } }] }, 'latest']);
-    t.same(moved.error, { code: -32602, message: 'movePrecompileToAddress is not supported by this node' }, 'movePrecompileToAddress is refused clearly');
+    // movePrecompileToAddress: sha256 (0x02) answers at 0x…1234, and 0x02 itself runs the code put there.
+    const digest = '0x' + createHash('sha256').update(Buffer.from('abc')).digest('hex');
+    const moved = await result<Json[]>(home.http, 'eth_simulateV1', [
+      {
+        blockStateCalls: [
+          {
+            stateOverrides: { [addr(2)]: { movePrecompileToAddress: addr(0x1234), code: '0x602a60005260206000f3' } },
+            calls: [{ from, to: addr(0x1234), input: '0x616263' }, { from, to: addr(2), input: '0x616263' }],
+          },
+          { calls: [{ from, to: addr(2), input: '0x616263' }] },
+        ],
+      },
+      head,
+    ]);
+    const movedCalls = moved.map((b) => (b['calls'] as Json[]).map((c) => c['returnData']));
+    t.same(movedCalls, [[digest, `0x${'0'.repeat(62)}2a`], [digest]], 'the moved precompile answers at its new address, the override at the old one, and only in that block');
+    t.equal(await codeOf({ blockStateCalls: [{ stateOverrides: { [addr(2)]: { movePrecompileToAddress: addr(2) } } }] }), -38022, 'a precompile moved onto itself');
+    t.equal(
+      await codeOf({ blockStateCalls: [{ stateOverrides: { [addr(2)]: { movePrecompileToAddress: addr(0x1234) }, [addr(3)]: { movePrecompileToAddress: addr(0x1234) } } }] }),
+      -38023,
+      'two precompiles moved onto one address',
+    );
+    t.equal(await codeOf({ blockStateCalls: [{ stateOverrides: { [addr(0x99)]: { movePrecompileToAddress: addr(0x1234) } } }] }), -32602, 'moving an account that is not a precompile');
     // PREVRANDAO (0x44), TIMESTAMP (0x42), NUMBER (0x43) and COINBASE (0x41) of the simulated block, returned as four words.
     const reader = addr(0xaa02);
     const readerCode = '4460005242602052436040524160605260806000f3';

@@ -195,6 +195,8 @@ export type AccessListOutcome =
 export interface SimulatedBlockRequest {
   readonly blockOverrides?: BlockOverrides;
   readonly stateOverrides?: StateOverrides;
+  /** The state overrides' `movePrecompileToAddress`: the precompile at `from` answers at `to`. */
+  readonly movePrecompiles?: readonly { readonly from: Uint8Array; readonly to: Uint8Array }[];
   readonly calls: readonly CallRequest[];
 }
 

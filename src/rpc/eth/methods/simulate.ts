@@ -33,9 +33,11 @@ function parseSimBlockOverrides(value: unknown): BlockOverrides | undefined {
 function parseSimBlock(value: unknown): SimulatedBlockRequest {
   if (!isObject(value)) throw invalidArgument(0, 'json: cannot unmarshal non-object into Go struct field simOpts.blockStateCalls of type ethapi.simBlock');
   const overrides = value['stateOverrides'];
-  if (isObject(overrides) && Object.values(overrides).some((o) => isObject(o) && o['movePrecompileToAddress'] != null)) {
-    throw RpcError.invalidParams('movePrecompileToAddress is not supported by this node');
-  }
+  const movePrecompiles = isObject(overrides)
+    ? Object.entries(overrides).flatMap(([from, o]) =>
+        isObject(o) && o['movePrecompileToAddress'] != null ? [{ from: parseAddress(from, 0), to: parseAddress(o['movePrecompileToAddress'], 0) }] : [],
+      )
+    : [];
   const calls = value['calls'] ?? [];
   if (!Array.isArray(calls)) throw invalidArgument(0, 'json: cannot unmarshal non-array into Go struct field simBlock.calls of type []ethapi.TransactionArgs');
   const blockOverrides = parseSimBlockOverrides(value['blockOverrides']);
@@ -43,6 +45,7 @@ function parseSimBlock(value: unknown): SimulatedBlockRequest {
   return {
     ...(blockOverrides === undefined ? {} : { blockOverrides }),
     ...(stateOverrides === undefined ? {} : { stateOverrides }),
+    ...(movePrecompiles.length === 0 ? {} : { movePrecompiles }),
     calls: calls.map((call: unknown) => parseCallRequest(call, 0)),
   };
 }
