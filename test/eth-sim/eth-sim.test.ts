@@ -114,6 +114,18 @@ t.test('eth_createAccessList, eth_simulateV1 and geth error texts on stratad, co
       const steps = await result<{ structLogs: Json[]; failed: boolean }>(home.http, 'debug_traceCall', [{ from, to: outer, gas: '0x100000' }, 'latest', { stateOverrides: overrides }]);
       t.equal(steps.failed, false, `struct logger: ${label} leaves the caller running`);
     }
+    // eth_call words the outermost frame's failure as geth does too.
+    const target = addr(0xaa03);
+    for (const [code, expected] of [
+      ['0x01', 'stack underflow (0 <=> 2)'],
+      ['0x600456', 'invalid jump destination'],
+      ['0xfe', 'invalid opcode: INVALID'],
+      ['0x5b600056', 'out of gas'],
+      [`0x${RDC_OUT_OF_BOUNDS}`, 'return data out of bounds'],
+    ] as const) {
+      const failed = await call(home.http, 'eth_call', [{ from, to: target, gas: '0x30000' }, 'latest', { [target]: { code } }]);
+      t.same(failed.error, { code: -32000, message: expected }, `eth_call of ${code}: ${expected}`);
+    }
     const pairing = await call(home.http, 'eth_call', [{ to: addr(8), input: `0x${'00'.repeat(10)}` }, 'latest']);
     t.same(pairing.error, { code: -32000, message: 'bad elliptic curve pairing size' }, 'eth_call to the pairing precompile');
     const ecadd = await call(home.http, 'eth_call', [{ to: addr(6), input: `0x${'01'.repeat(128)}` }, 'latest']);
