@@ -1,6 +1,7 @@
-/** Typed reasons a transaction is refused (mempool admission) or skipped (block execution). */
-import { stackArity } from './opcode-stack.js';
+/** Typed reasons a transaction is refused (mempool admission) or skipped (block execution), and geth's core/vm texts for EVM failures. */
 import type { ExecResult } from '@ethereumjs/evm';
+
+import { stackArity } from './opcode-stack.js';
 
 /** Machine-readable reason codes of {@link TxRejectedError}. */
 export type TxRejectionCode =

@@ -1,4 +1,4 @@
-/** Typed tracer errors, and geth's wording for the EVM's failure reasons. */
+/** Typed tracer errors; geth's wording for the EVM's failure reasons is the EVM layer's (re-exported here). */
 
 /** Base of every error the tracing layer raises. */
 export class TraceError extends Error {
