@@ -7,8 +7,8 @@
  * @ethereumjs's own gas and copy logic in geth's order, failing with the EVM's `value out of
  * range`, which the error mapping (errors.ts) words as geth does.
  */
-import type { Common } from '@ethereumjs/common';
-import { EVMError, getOpcodesForHF, type EVMOpts } from '@ethereumjs/evm';
+import { Hardfork, type Common } from '@ethereumjs/common';
+import { EVMError, getOpcodesForHF, paramsEVM, type EVMOpts } from '@ethereumjs/evm';
 
 type CustomOpcode = NonNullable<EVMOpts['customOpcodes']>[number];
 type AddOpcode = Extract<CustomOpcode, { logicFunction: unknown }>;
@@ -27,8 +27,12 @@ function outOfBounds(runState: RunState): boolean {
 
 /** The custom-opcode entry that makes an EVM for `common` fail RETURNDATACOPY overruns as geth does. */
 export function returnDataBoundsOpcode(common: Common): CustomOpcode {
-  const original = getOpcodesForHF(common).opcodeMap[RETURNDATACOPY];
-  if (original === undefined) throw new Error('RETURNDATACOPY is not defined for this hardfork');
+  // The opcode table reads the EVM's gas parameters, which an EVM adds to its Common when made;
+  // a copy is given them here so the caller's Common is left as it was.
+  const rules = common.copy();
+  rules.updateParams(paramsEVM);
+  const original = getOpcodesForHF(rules).opcodeMap[RETURNDATACOPY];
+  if (original === undefined || original.opcodeInfo.name !== 'RETURNDATACOPY') throw new Error('RETURNDATACOPY is not defined for this hardfork');
   // A custom opcode is always run as asynchronous, so its gas function may be too.
   const gasFunction: GasFunction = async (runState, gas, c) => {
     if (!outOfBounds(runState)) return original.gasHandler(runState, gas, c);
@@ -52,7 +56,19 @@ export function returnDataBoundsOpcode(common: Common): CustomOpcode {
   };
 }
 
-/** @ethereumjs EVM options every VM of the node is made with (geth's RETURNDATACOPY failure). */
+/** Options per Common and hardfork: building the opcode table costs more than a block of an imported chain. */
+const optionsCache = new WeakMap<Common, Map<string, EVMOpts>>();
+
+/**
+ * @ethereumjs EVM options every VM of the node is made with (geth's RETURNDATACOPY failure).
+ * Before Byzantium there is no RETURNDATACOPY, and none is added.
+ */
 export function gethEvmOptions(common: Common): EVMOpts {
-  return { customOpcodes: [returnDataBoundsOpcode(common)] };
+  if (!common.gteHardfork(Hardfork.Byzantium)) return {};
+  let perFork = optionsCache.get(common);
+  if (perFork === undefined) optionsCache.set(common, (perFork = new Map()));
+  const key = `${common.hardfork()}/${common.eips().join(',')}`;
+  let options = perFork.get(key);
+  if (options === undefined) perFork.set(key, (options = { customOpcodes: [returnDataBoundsOpcode(common)] }));
+  return options;
 }
