@@ -22,7 +22,9 @@ import {
 } from '../store/index.js';
 import type { BlockContext } from '../evm/block-context.js';
 import { CallError, estimateGas as estimateMessageGas, ethCall, type CallRequest, type CallResult, type StateOverrides } from '../evm/call.js';
+import { createAccessList as buildAccessList, type AccessListResult } from '../evm/access-list.js';
 import { createChainCommon } from '../evm/common.js';
+import { simulate as simulateBlocks, type SimulatePayload, type SimulatedBlock, type SimulationBase } from '../evm/simulate.js';
 import { ExceedsBlockGasLimitError, TxRejectedError, UnprotectedTxError } from '../evm/errors.js';
 import { executeBlockTxs, type ExecutedTx, type SkippedTx } from '../evm/executor.js';
 import { BANK_STORE, EVM_STORE, balanceKey, decodeUint, nonceKey } from '../evm/keys.js';
@@ -59,6 +61,8 @@ export interface AppOptions {
 export interface CallExecutor {
   call(height: number, block: BlockContext, request: CallRequest, overrides: StateOverrides): Promise<CallResult>;
   estimateGas(height: number, block: BlockContext, request: CallRequest, overrides: StateOverrides): Promise<bigint>;
+  createAccessList(height: number, block: BlockContext, request: CallRequest, overrides: StateOverrides): Promise<AccessListResult>;
+  simulate(height: number, block: BlockContext, base: SimulationBase, payload: SimulatePayload): Promise<SimulatedBlock[]>;
 }
 
 /** The header fields of the block a call runs in (eth_call at height h runs in block h). */
@@ -434,6 +438,28 @@ export class App implements AppReader {
     const executor = await this.#executorAt(state.height);
     if (executor) return executor.estimateGas(state.height, block, request, overrides);
     return estimateMessageGas({ common: this.common, vms: this.#callVms, view: state.view, block, gasCap: this.#gasCap }, request, overrides);
+  }
+
+  /** eth_createAccessList on `state` with state overrides; a refused message throws CallFailedError. */
+  async createAccessList(request: CallRequest, state: StateAt, overrides: StateOverrides = [], header?: CallBlock): Promise<AccessListResult> {
+    this.#live();
+    const block = this.#callBlock(state.height, header);
+    const executor = await this.#executorAt(state.height);
+    if (executor) return executor.createAccessList(state.height, block, request, overrides);
+    return buildAccessList({ common: this.common, vms: this.#callVms, view: state.view, block, gasCap: this.#gasCap }, request, overrides);
+  }
+
+  /**
+   * eth_simulateV1 on `state` (after block `base`); throws SimulationError when geth refuses
+   * the whole simulation. The chain's fee parameters fill in the base block's gas limit and fee.
+   */
+  async simulate(payload: SimulatePayload, state: StateAt, base: Omit<SimulationBase, 'gasLimit' | 'baseFee'>, header?: CallBlock): Promise<SimulatedBlock[]> {
+    this.#live();
+    const block = this.#callBlock(state.height, header);
+    const full: SimulationBase = { ...base, gasLimit: block.gasLimit, baseFee: block.baseFee };
+    const executor = await this.#executorAt(state.height);
+    if (executor) return executor.simulate(state.height, block, full, payload);
+    return simulateBlocks({ common: this.common, vms: this.#callVms, view: state.view, block, gasCap: this.#gasCap }, full, payload);
   }
 
   /**

@@ -9,6 +9,7 @@ import { Address } from '@ethereumjs/util';
 import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 
 import { evmBlock, type BlockContext } from './block-context.js';
+import { gethMessageError } from './errors.js';
 import { revertReason } from './revert-reason.js';
 import { OverlayStateManager, type StateView } from './state-manager.js';
 import type { VmPool } from './vm-pool.js';
@@ -176,7 +177,7 @@ type Attempt =
   | { kind: 'refused'; error: string };
 
 /** Geth's wording for the VM's refusals of a message. */
-function refusalMessage(error: unknown, from: Address, request: CallRequest): string {
+export function refusalMessage(error: unknown, from: Address, request: CallRequest): string {
   const text = error instanceof Error ? error.message : String(error);
   const intrinsic = /INTRINSIC_GAS_TOO_LOW: tx gas limit (\d+) is lower than the minimum gas limit of (\d+)/.exec(text);
   if (intrinsic) return `intrinsic gas too low: have ${intrinsic[1]}, want ${intrinsic[2]}`;
@@ -208,8 +209,10 @@ async function attemptOn(vm: VM, state: OverlayStateManager, env: CallEnvironmen
   }
   const failure = result.execResult.exceptionError?.error;
   if (failure === undefined) return { kind: 'ok', result };
-  if (failure === 'revert') return { kind: 'reverted', result };
-  return { kind: 'vm-error', result, error: failure };
+  const error = gethMessageError(result.execResult, request.to, request.data ?? new Uint8Array()) ?? failure;
+  // A precompile's own failure arrives as a revert from @ethereumjs; geth's wording tells them apart.
+  if (error === 'execution reverted') return { kind: 'reverted', result };
+  return { kind: 'vm-error', result, error };
 }
 
 function revertError(result: RunTxResult): CallRevertedError {

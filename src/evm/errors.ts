@@ -1,4 +1,7 @@
-/** Typed reasons a transaction is refused (mempool admission) or skipped (block execution). */
+/** Typed reasons a transaction is refused (mempool admission) or skipped (block execution), and geth's core/vm texts for EVM failures. */
+import type { ExecResult } from '@ethereumjs/evm';
+
+import { stackArity } from './opcode-stack.js';
 
 /** Machine-readable reason codes of {@link TxRejectedError}. */
 export type TxRejectionCode =
@@ -150,4 +153,153 @@ export class ExecutionBusyError extends Error {
     super(`call rejected: every execution worker is busy and ${queued} calls are queued; retry later or raise execution-workers`);
     this.name = 'ExecutionBusyError';
   }
+}
+
+/** The step a frame last began, which explains why the frame failed. */
+export interface FailedStep {
+  op: number;
+  opName: string;
+  gas: bigint;
+  cost: bigint;
+  stackLength: number;
+}
+
+const STACK_LIMIT = 1024;
+const SSTORE_SENTRY_GAS = 2300n;
+const SSTORE = 0x55;
+const INVALID = 0xfe;
+const BLAKE2F_INPUT_LENGTH = 213;
+/** The BN254 base field modulus: a coordinate at or above it is not a field element. */
+const BN254_P = 0x30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47n;
+
+/** Hex as Go's `%#x` prints a byte. */
+function byteHex(op: number): string {
+  return `0x${op.toString(16)}`;
+}
+
+/** Whether any 32-byte word of `input` at the given offsets (zero-padded on the right) is ≥ the BN254 modulus. */
+function bn254CoordinateTooLarge(input: Uint8Array, words: readonly number[]): boolean {
+  return words.some((offset) => {
+    const word = new Uint8Array(32);
+    word.set(input.subarray(offset, offset + 32));
+    return BigInt(`0x${Buffer.from(word).toString('hex')}`) >= BN254_P;
+  });
+}
+
+/** Whether a BLS12-381 field element of 64 bytes at `offset` has non-zero top 16 bytes (geth checks them first). */
+function blsTopBytesSet(input: Uint8Array): boolean {
+  for (let offset = 0; offset + 64 <= input.length; offset += 64) {
+    if (input.subarray(offset, offset + 16).some((b) => b !== 0)) return true;
+  }
+  return false;
+}
+
+/**
+ * geth's error of precompile `address` (its number: 1 … 0x100) for an @ethereumjs/evm
+ * failure `reason`: the precompile's own error, which @ethereumjs reports in general terms
+ * (its BN254 library failing is a `revert`, a pairing input of the wrong size `invalid input
+ * length`). A precompile never reverts, so here `revert` is always such a failure.
+ */
+export function gethPrecompileError(address: number, reason: string, input: Uint8Array): string {
+  if (reason === 'out of gas') return 'out of gas';
+  switch (address) {
+    case 0x06:
+    case 0x07:
+    case 0x08: {
+      if (address === 0x08 && reason === 'invalid input length') return 'bad elliptic curve pairing size';
+      const words = address === 0x06 ? [0, 32, 64, 96] : address === 0x07 ? [0, 32] : [0, 32, 64, 96, 128, 160];
+      return bn254CoordinateTooLarge(input, words) ? 'bn256: coordinate exceeds modulus' : 'bn256: malformed point';
+    }
+    case 0x09:
+      return input.length === BLAKE2F_INPUT_LENGTH ? 'invalid final flag' : 'invalid input length';
+    case 0x0a:
+      if (reason === 'invalid input length') return 'invalid input length';
+      if (reason === 'kzg commitment does not match versioned hash') return 'mismatched versioned hash';
+      return 'error verifying kzg proof';
+    default:
+      if (address >= 0x0b && address <= 0x11) {
+        if (reason === 'invalid input length' || reason === 'input is empty') return 'invalid input length';
+        if (reason === 'fp point not in field') return blsTopBytesSet(input) ? 'invalid field element top bytes' : 'invalid fp.Element encoding';
+        if (reason === 'point not on curve') return 'invalid point: not on curve';
+      }
+      return reason === 'revert' ? 'execution reverted' : reason;
+  }
+}
+
+/** The precompile number `address` (20 bytes or 0x-hex) stands for, or undefined for any other account. */
+export function precompileNumber(address: Uint8Array | string | undefined): number | undefined {
+  if (address === undefined) return undefined;
+  const hex = typeof address === 'string' ? address.replace(/^0x/, '') : Buffer.from(address).toString('hex');
+  if (hex.length !== 40 || !/^0{36}/.test(hex)) return undefined;
+  const n = parseInt(hex.slice(36), 16);
+  return n >= 1 && n <= 0x100 ? n : undefined;
+}
+
+/**
+ * geth's core/vm text for an @ethereumjs/evm failure `reason` of a frame: given its last
+ * step (none for a precompile, which `precompile` then names), whether EIP-2200's SSTORE
+ * sentry applies, and the frame's input. Every place that shows an EVM error (call results,
+ * tracers, simulations) words it through here.
+ */
+export function gethVmError(reason: string, step: FailedStep | undefined, sentryActive: boolean, input: Uint8Array, precompile?: number): string {
+  if (step === undefined && precompile !== undefined) return gethPrecompileError(precompile, reason, input);
+  if (reason.startsWith('invalid JUMP')) return 'invalid jump destination';
+  switch (reason) {
+    case 'revert':
+      return 'execution reverted';
+    case 'out of gas':
+      if (step?.op === SSTORE && sentryActive && step.gas <= SSTORE_SENTRY_GAS) {
+        return 'out of gas: not enough gas for reentrancy sentry';
+      }
+      return 'out of gas';
+    case 'code store out of gas':
+      return 'contract creation code storage out of gas';
+    case 'code size to deposit exceeds maximum code size':
+      return 'max code size exceeded';
+    case 'stack underflow': {
+      if (step === undefined) return 'stack underflow';
+      return `stack underflow (${step.stackLength} <=> ${stackArity(step.op).pops})`;
+    }
+    case 'stack overflow': {
+      if (step === undefined) return 'stack overflow';
+      const { pops, pushes } = stackArity(step.op);
+      return `stack limit reached ${step.stackLength} (${STACK_LIMIT + pops - pushes})`;
+    }
+    case 'invalid opcode':
+      if (step === undefined) return 'invalid opcode';
+      return step.op === INVALID ? 'invalid opcode: INVALID' : `invalid opcode: opcode ${byteHex(step.op)} not defined`;
+    case 'value out of range':
+      // Only blake2f fails this way without running code; in code it is RETURNDATACOPY's bounds check (returndata-bounds.ts).
+      if (step === undefined) return input.length === BLAKE2F_INPUT_LENGTH ? 'invalid final flag' : 'invalid input length';
+      return 'return data out of bounds';
+    case 'static state change':
+      return 'write protection';
+    case 'create collision':
+      return 'contract address collision';
+    case 'insufficient balance':
+      return 'insufficient balance for transfer';
+    case 'invalid bytecode deployed':
+      return 'invalid code: must not begin with 0xef';
+    case 'initcode exceeds max initcode size':
+      return 'max initcode size exceeded';
+    case 'value overflow':
+      return 'gas uint64 overflow';
+    default:
+      return reason;
+  }
+}
+
+/**
+ * geth's text for the failure of a message's outermost frame (eth_call, simulations), from
+ * what the EVM leaves of it: the opcode it stopped at and its stack, or, for a message to a
+ * precompile, the precompile's own error. The SSTORE sentry is not told apart here (the gas
+ * the step began with is gone), so an SSTORE short of gas is `out of gas`.
+ */
+export function gethMessageError(execResult: ExecResult, to: Uint8Array | undefined, input: Uint8Array): string | undefined {
+  const reason = execResult.exceptionError?.error;
+  if (reason === undefined) return undefined;
+  const runState = execResult.runState;
+  const step: FailedStep | undefined =
+    runState === undefined ? undefined : { op: runState.opCode, opName: '', gas: runState.gasLeft, cost: 0n, stackLength: runState.stack.length };
+  return gethVmError(reason, step, false, input, runState === undefined ? precompileNumber(to) : undefined);
 }

@@ -17,6 +17,7 @@ import { decodeTx } from '../evm/validate.js';
 import { BlockNotFoundError, type BlockId, type ChainProvider } from '../provider/index.js';
 import {
   TransactionRejectedError,
+  type AccessListOutcome,
   type BlockFeeData,
   type CallOutcome,
   type CallRequest,
@@ -32,6 +33,8 @@ import {
   type LogQuery,
   type NewBlockEvent,
   type RejectReason,
+  type SimulateRequest,
+  type SimulatedBlockOutcome,
   type StateOverrides,
   type SyncStatus,
   type TxPoolContent,
@@ -40,6 +43,7 @@ import {
 } from '../rpc/eth/index.js';
 import { bytesHex } from '../util/hex.js';
 import { appCallRequest, appStateOverrides } from './call-request.js';
+import { simulatePayload, simulatedBlockOutcome } from './simulate-request.js';
 
 const REJECT_REASONS: Partial<Record<TxRejectionCode, RejectReason>> = {
   invalid_encoding: 'decode',
@@ -380,6 +384,32 @@ export class NodeEthBackend implements EthBackend {
       if (error instanceof CallFailedError) return { status: 'failed', message: error.message };
       throw error;
     }
+  }
+
+  async createAccessList(request: CallRequest, at: BlockId, overrides: StateOverrides | undefined): Promise<AccessListOutcome> {
+    const height = this.chain.heightOf(at);
+    const state = this.chain.state.at(height);
+    try {
+      const result = await this.app.createAccessList(appCallRequest(request), state, appStateOverrides(overrides), this.#callBlock(height));
+      return { status: 'success', accessList: result.accessList, gasUsed: result.gasUsed, ...(result.error === undefined ? {} : { error: result.error }) };
+    } catch (error) {
+      if (error instanceof CallFailedError) return { status: 'failed', message: error.message };
+      throw error;
+    }
+  }
+
+  async simulate(request: SimulateRequest, at: BlockId): Promise<SimulatedBlockOutcome[]> {
+    const height = this.chain.heightOf(at);
+    const state = this.chain.state.at(height);
+    const header = this.block({ kind: 'number', number: height });
+    const base = {
+      number: BigInt(height),
+      hash: header?.hash ?? new Uint8Array(32),
+      timestamp: header?.timestamp ?? 0n,
+      coinbase: header?.miner ?? new Uint8Array(20),
+    };
+    const blocks = await this.app.simulate(simulatePayload(request), state, base, this.#callBlock(height));
+    return blocks.map((block) => simulatedBlockOutcome(block, this.chainId()));
   }
 
   async sendRawTransaction(raw: Uint8Array): Promise<Uint8Array> {

@@ -8,6 +8,7 @@ import type { Common } from '@ethereumjs/common';
 import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import { Hardfork } from '@ethereumjs/common';
 
+import { precompileNumber } from '../evm/errors.js';
 import { gethVmError, type FailedStep } from './errors.js';
 import './step-event.js';
 import { memorySlice, wordAddress } from './hex.js';
@@ -274,7 +275,7 @@ export class EvmTraceBridge {
     }
     this.settle(frame, reason === undefined);
     if (result.execResult.exceptionError === undefined) await this.stopAtCodeEnd(frame, result);
-    const error = reason === undefined ? undefined : gethVmError(reason, frame.lastStep, this.rules.sstoreSentry, frame.input);
+    const error = reason === undefined ? undefined : gethVmError(reason, frame.lastStep, this.rules.sstoreSentry, frame.input, precompileNumber(frame.address));
     if (error !== undefined) this.logCount = frame.logMark;
     const parent = this.frames[this.frames.length - 1];
     if (parent !== undefined) parent.returnData = frame.isCreate && error === undefined ? new Uint8Array() : output;
@@ -284,7 +285,7 @@ export class EvmTraceBridge {
       output,
       gasUsed: result.execResult.executionGasUsed,
       error,
-      reverted: reason === 'revert',
+      reverted: error === 'execution reverted',
       createdAddress: result.createdAddress?.toString() as Hex | undefined,
     });
   }

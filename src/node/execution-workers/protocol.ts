@@ -12,6 +12,8 @@ import {
   type CallRequest,
   type StateOverrides,
 } from '../../evm/call.js';
+import type { SimulatePayload, SimulationBase } from '../../evm/simulate.js';
+import { SimulationError } from '../../evm/simulate.js';
 import type { DebugBackend } from '../../rpc/debug/index.js';
 import type { StateStoreShare } from '../../store/index.js';
 import type { TraceLimits } from '../../trace/index.js';
@@ -36,7 +38,7 @@ export type TraceCall = {
   [M in TraceMethod]: { readonly kind: 'trace'; readonly method: M; readonly args: Parameters<DebugBackend[M]> };
 }[TraceMethod];
 
-/** One unit of work: an eth_call or eth_estimateGas on the state at `height`, or one trace. */
+/** One unit of work: an eth_call, eth_estimateGas, eth_createAccessList or eth_simulateV1 on the state at `height`, or one trace. */
 export type TaskBody =
   | {
       readonly kind: 'call' | 'estimateGas';
@@ -44,6 +46,20 @@ export type TaskBody =
       readonly block: BlockContext;
       readonly request: CallRequest;
       readonly overrides: StateOverrides;
+    }
+  | {
+      readonly kind: 'createAccessList';
+      readonly height: number;
+      readonly block: BlockContext;
+      readonly request: CallRequest;
+      readonly overrides: StateOverrides;
+    }
+  | {
+      readonly kind: 'simulate';
+      readonly height: number;
+      readonly block: BlockContext;
+      readonly base: SimulationBase;
+      readonly payload: SimulatePayload;
     }
   | TraceCall;
 
@@ -54,6 +70,7 @@ export type Task = TaskBody & { readonly id: number };
 export type TaskFailure =
   | { readonly kind: 'reverted'; readonly data: Uint8Array; readonly reason: string | undefined }
   | { readonly kind: 'failed'; readonly message: string }
+  | { readonly kind: 'simulation'; readonly code: number; readonly message: string }
   | { readonly kind: 'error'; readonly message: string };
 
 /** A worker's answer to task `id`. */
@@ -90,6 +107,7 @@ export type WorkerMessage = TaskReply | typeof WORKER_READY;
 export function failureOf(error: unknown): TaskFailure {
   if (error instanceof CallRevertedError) return { kind: 'reverted', data: compactBytes(error.data), reason: error.reason };
   if (error instanceof CallFailedError) return { kind: 'failed', message: error.message };
+  if (error instanceof SimulationError) return { kind: 'simulation', code: error.code, message: error.message };
   return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
 }
 
@@ -100,6 +118,8 @@ export function errorOf(failure: TaskFailure): Error {
       return new CallRevertedError(failure.data, failure.reason);
     case 'failed':
       return new CallFailedError(failure.message);
+    case 'simulation':
+      return new SimulationError(failure.code, failure.message);
     case 'error':
       return new Error(failure.message);
   }

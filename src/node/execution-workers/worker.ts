@@ -11,7 +11,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 
 import { ReplicaApp } from '../../app/index.js';
 import { BlockStore } from '../../chain/block-store.js';
+import { createAccessList } from '../../evm/access-list.js';
 import { estimateGas, ethCall } from '../../evm/call.js';
+import { simulate } from '../../evm/simulate.js';
 import { CodeCache } from '../../evm/code-cache.js';
 import { VmPool } from '../../evm/vm-pool.js';
 import { ChainProvider } from '../../provider/index.js';
@@ -84,7 +86,16 @@ async function execute(task: Task): Promise<unknown> {
   if (task.kind === 'trace') return trace(task);
   const view = app.storedView(task.height);
   const env = { common: app.common, vms, view, block: task.block, gasCap: setup.gasCap };
-  return task.kind === 'call' ? compactBytes(await ethCall(env, task.request, task.overrides)) : estimateGas(env, task.request, task.overrides);
+  switch (task.kind) {
+    case 'call':
+      return compactBytes(await ethCall(env, task.request, task.overrides));
+    case 'estimateGas':
+      return estimateGas(env, task.request, task.overrides);
+    case 'createAccessList':
+      return compactBytes(await createAccessList(env, task.request, task.overrides));
+    case 'simulate':
+      return compactBytes(await simulate(env, task.base, task.payload));
+  }
 }
 
 // A VM made now is one the first call does not wait for; then the pool may send tasks.

@@ -4,6 +4,7 @@
  * which resolves block names; the methods only parse and format. A block name that names no
  * block, or a state that is not retained, is the provider's typed error.
  */
+import type { BlockOverrides } from '../../evm/block-context.js';
 import type { BlockId, ChainHeights } from '../../provider/index.js';
 
 /** A value or a Promise of it: backends answer synchronously when they can. */
@@ -179,6 +180,49 @@ export type EstimateOutcome =
   | { readonly status: 'reverted'; readonly returnData: Uint8Array }
   | { readonly status: 'failed'; readonly message: string };
 
+/** eth_createAccessList's answer, or why the message could not be run at all. */
+export type AccessListOutcome =
+  | {
+      readonly status: 'success';
+      readonly accessList: readonly AccessListEntry[];
+      readonly gasUsed: bigint;
+      /** geth's text of the message's EVM failure, when it failed. */
+      readonly error?: string;
+    }
+  | { readonly status: 'failed'; readonly message: string };
+
+/** One entry of eth_simulateV1's `blockStateCalls`. */
+export interface SimulatedBlockRequest {
+  readonly blockOverrides?: BlockOverrides;
+  readonly stateOverrides?: StateOverrides;
+  /** The state overrides' `movePrecompileToAddress`: the precompile at `from` answers at `to`. */
+  readonly movePrecompiles?: readonly { readonly from: Uint8Array; readonly to: Uint8Array }[];
+  readonly calls: readonly CallRequest[];
+}
+
+/** eth_simulateV1's first parameter. */
+export interface SimulateRequest {
+  readonly blocks: readonly SimulatedBlockRequest[];
+  readonly traceTransfers: boolean;
+  readonly validation: boolean;
+  readonly returnFullTransactions: boolean;
+}
+
+/** The outcome of one simulated call; logs are positioned in their simulated block. */
+export interface SimulatedCallOutcome {
+  readonly status: 0 | 1;
+  readonly returnData: Uint8Array;
+  readonly gasUsed: bigint;
+  readonly logs: readonly EthLog[];
+  readonly error?: { readonly code: number; readonly message: string; readonly data?: Uint8Array };
+}
+
+/** A simulated block: rendered as a block, with its calls' outcomes. */
+export interface SimulatedBlockOutcome {
+  readonly block: EthBlock;
+  readonly calls: readonly SimulatedCallOutcome[];
+}
+
 /** Fee data of one block, for eth_feeHistory. */
 export interface BlockFeeData {
   readonly baseFeePerGas: bigint;
@@ -257,6 +301,10 @@ export interface EthBackend {
   call(request: CallRequest, at: BlockId, overrides: StateOverrides | undefined): MaybePromise<CallOutcome>;
   /** Estimates the gas `request` needs on the state after the block `at` names. */
   estimateGas(request: CallRequest, at: BlockId, overrides: StateOverrides | undefined): MaybePromise<EstimateOutcome>;
+  /** The access list `request` touches on the state after the block `at` names (absent: the method is not offered). */
+  createAccessList?(request: CallRequest, at: BlockId, overrides: StateOverrides | undefined): MaybePromise<AccessListOutcome>;
+  /** Simulated blocks of calls on the state after the block `at` names; throws SimulationError when refused (absent: not offered). */
+  simulate?(request: SimulateRequest, at: BlockId): MaybePromise<readonly SimulatedBlockOutcome[]>;
   /**
    * Hands a signed transaction (RLP / typed envelope) to the mempool; resolves to its hash or
    * throws TransactionRejectedError with geth's wording (nonce too low, already known, …).

@@ -4,6 +4,7 @@ import type { MethodTable } from '../../jsonrpc/index.js';
 import type { EthBackend } from '../backend.js';
 import { DEFAULT_MAX_UNREAD, FilterRegistry } from '../filter-registry.js';
 import { SubscriptionHub } from '../subscriptions.js';
+import { accessListMethods } from './access-list.js';
 import { blockMethods } from './blocks.js';
 import { callMethods } from './call.js';
 import { clientMethods } from './client.js';
@@ -12,6 +13,7 @@ import { feeMethods } from './fees.js';
 import { filterMethods } from './filters.js';
 import { logMethods } from './logs.js';
 import { rawMethods } from './raw.js';
+import { simulateMethods } from './simulate.js';
 import { stateMethods } from './state.js';
 import { subscriptionMethods } from './subscriptions.js';
 import { transactionMethods } from './transactions.js';
@@ -47,6 +49,8 @@ export function createEthMethods(backend: EthBackend, options: EthMethodsOptions
     ...blockMethods(context),
     ...stateMethods(context),
     ...callMethods(context),
+    ...accessListMethods(context),
+    ...simulateMethods(context),
     ...transactionMethods(context),
     ...logMethods(context),
     ...feeMethods(context),
