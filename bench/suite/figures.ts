@@ -95,7 +95,7 @@ export const SUITES: Record<SuiteName, SuiteSpec> = {
   store: {
     name: 'store',
     title: 'State store (bench:store)',
-    expectedSeconds: { quick: 90, full: 900 },
+    expectedSeconds: { quick: 60, full: 900 },
     figures: [
       { label: 'get at a version', unit: 'reads/s', strata: 'napiGetPerSec', peer: { name: 'native driver', field: 'nativeGetPerSec' }, goal: { kind: 'ratioAtLeast', min: 0.7 } },
       { label: 'get at a version vs lmdb', unit: 'reads/s', strata: 'napiGetPerSec', peer: { name: 'lmdb', field: 'lmdbGetPerSec' }, goal: { kind: 'ratioAtLeast', min: 1 } },
@@ -115,7 +115,7 @@ export const SUITES: Record<SuiteName, SuiteSpec> = {
   commit: {
     name: 'commit',
     title: 'State commitment (bench:commit)',
-    expectedSeconds: { quick: 120, full: 600 },
+    expectedSeconds: { quick: 60, full: 600 },
     figures: [
       { label: 'commit one 60,000-transfer block (median)', unit: 'ms', strata: 'commitBlockMs', goal: { kind: 'atMost', max: 400 }, lowerIsBetter: true },
       { label: 'commit rate', unit: 'transfers/s', strata: 'commitTxPerSec', peer: { name: '@ethereumjs/mpt', field: 'mptCommitTxPerSec' }, goal: { kind: 'ratioAtLeast', min: 10 } },
@@ -189,7 +189,7 @@ export const SUITES: Record<SuiteName, SuiteSpec> = {
   statesync: {
     name: 'statesync',
     title: 'Snapshots and state sync (bench:statesync)',
-    expectedSeconds: { quick: 150, full: 900 },
+    expectedSeconds: { quick: 40, full: 900 },
     figures: [
       { label: 'state-sync import, split off', unit: 'MB/s', strata: 'stateSyncImportMBps', peer: { name: 'disk sequential write', field: 'diskSeqWriteMBps' }, goal: { kind: 'ratioAtLeast', min: 0.5 } },
       { label: 'state-sync import, split on', unit: 'MB/s', strata: 'stateSyncImportMBpsSplit', peer: { name: 'disk sequential write', field: 'diskSeqWriteMBps' }, goal: { kind: 'ratioAtLeast', min: 0.5 } },

@@ -82,8 +82,10 @@ async function main(): Promise<number> {
   let current: ChildProcess | null = null;
   let interrupted: NodeJS.Signals | null = null;
   const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupted) return;
     interrupted = signal;
-    // The suite stops its own servers on this signal.
+    process.stderr.write(`bench: ${signal}: stopping the running suite (it stops its servers), then writing the report\n`);
+    // Once: the suite stops its own servers on the first signal and would be cut short by a second.
     current?.kill(signal);
   };
   process.on('SIGINT', onSignal);

@@ -61,7 +61,9 @@ export function runSuite(entry: SuiteEntry, quick: boolean, cwd: string, hooks: 
   const args = [...entry.execArgv, entry.file, '--json', ...(quick ? ['--quick'] : [])];
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group: a Ctrl-C on the terminal reaches the suite once, forwarded by the
+    // runner, not twice (a second SIGINT would cut short its stopping of its servers).
+    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     hooks.onSpawn?.(child);
     let stdout = '';
     const tail: string[] = [];
