@@ -106,6 +106,8 @@ async function main(): Promise<number> {
         },
         onSpawn: (child) => {
           current = child;
+          // A signal that came between the bar's start and the spawn.
+          if (interrupted) child.kill(interrupted);
         },
       });
       current = null;
@@ -120,11 +122,11 @@ async function main(): Promise<number> {
     process.off('SIGTERM', onSignal);
   }
 
-  const report = await buildReport({ outcomes, machine, quick, startedAt });
+  const skipped = selected.slice(outcomes.length).map((e) => e.suite);
+  const report = await buildReport({ outcomes, machine, quick, startedAt, notRun: skipped });
   for (const chart of report.charts) writeFileSync(join(dir, chart.file), chart.svg);
   writeFileSync(join(dir, 'report.md'), report.markdown);
   const failed = outcomes.filter((o) => !o.ok).map((o) => o.suite);
-  const skipped = selected.slice(outcomes.length).map((e) => e.suite);
   process.stderr.write(
     `bench: ${outcomes.length - failed.length} of ${selected.length} suites ran` +
       `${failed.length ? `; failed: ${failed.join(', ')}` : ''}${skipped.length ? `; not run (interrupted): ${skipped.join(', ')}` : ''}` +

@@ -31,6 +31,8 @@ export interface ReportInput {
   machine: MachineFacts;
   quick: boolean;
   startedAt: Date;
+  /** Suites selected but not started because the run was interrupted. */
+  notRun?: readonly SuiteName[];
 }
 
 /** report.md and the charts it links. */
@@ -120,10 +122,14 @@ export async function buildReport(input: ReportInput): Promise<Report> {
     sections.push(lines.join('\n').trimEnd());
   }
   const failed = input.outcomes.filter((o) => !o.ok);
+  const notRun = input.notRun ?? [];
+  for (const suite of notRun) summary.push(`| ${suite} | not run (interrupted) | | |`);
+  const total = input.outcomes.length + notRun.length;
   const status =
-    failed.length === 0
-      ? `All ${input.outcomes.length} suites ran.`
-      : `${failed.length} of ${input.outcomes.length} suites failed: ${failed.map((o) => o.suite).join(', ')}.`;
+    (failed.length === 0 && notRun.length === 0
+      ? `All ${total} suites ran.`
+      : `${failed.length} of ${total} suites failed${failed.length ? `: ${failed.map((o) => o.suite).join(', ')}` : ''}.`) +
+    (notRun.length ? ` Interrupted before ${notRun.join(', ')}.` : '');
   const markdown = [
     '# Strata benchmark report',
     '',

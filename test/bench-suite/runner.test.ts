@@ -5,7 +5,7 @@
  * table and an SVG chart. Also: a suite process that fails is an outcome with its stderr tail,
  * and a bad `--only` is refused before anything runs.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -24,12 +24,15 @@ const RUN_TIMEOUT_MS = 900_000;
 // The build and the run together may pass the default per-file limit on a loaded machine.
 t.setTimeout(BUILD_TIMEOUT_MS + RUN_TIMEOUT_MS + 120_000);
 
-/** Runs the compiled runner to its end (killed at `timeoutMs`). */
-function runRunner(args: string[], timeoutMs: number): Promise<{ code: number | null; stderr: string }> {
+/** Runs the compiled runner to its end (killed at `timeoutMs`); `onStderr` sees its stderr as it comes. */
+function runRunner(args: string[], timeoutMs: number, onStderr?: (text: string, child: ChildProcess) => void): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [RUNNER, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
+      onStderr?.(stderr, child);
+    });
     const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
     child.once('close', (code) => {
       clearTimeout(timer);
@@ -102,4 +105,25 @@ t.test('--only statesync --quick runs the real suite and writes the results fold
   const { root, marks } = readSvg(readFileSync(join(dir, 'statesync-throughput.svg'), 'utf8'));
   t.equal(root, 'svg');
   t.equal(marks.filter((m) => m.type === 'rect').reduce((s, m) => s + m.shapes, 0), 6, 'Strata and the disk for three figures');
+});
+
+t.test('SIGINT stops the running suite, skips the rest and still writes the report', async (t) => {
+  const out = mkdtempSync(join(tmpdir(), 'strata-bench-suite-'));
+  t.teardown(() => rmSync(out, { recursive: true, force: true }));
+  let sent = false;
+  const run = await runRunner(['--only', 'commit,statesync', '--quick', '--out', out], RUN_TIMEOUT_MS, (stderr, child) => {
+    if (!sent && stderr.includes('[bench] commit: started')) {
+      sent = true;
+      child.kill('SIGINT');
+    }
+  });
+  t.ok(sent, 'the signal was sent while commit ran');
+  t.equal(run.code, 130);
+  t.match(run.stderr, 'not run (interrupted): statesync');
+  const dir = join(out, readdirSync(out)[0]!);
+  t.same(readdirSync(dir).sort(), ['commit.stderr.log', 'report.md'], 'no JSON of a suite that did not finish');
+  const md = readFileSync(join(dir, 'report.md'), 'utf8');
+  t.match(md, /1 of 2 suites failed: commit\. Interrupted before statesync\./);
+  t.match(md, /\*\*Failed\*\*: killed by SIGINT after \d+ s\./);
+  t.match(md, '| statesync | not run (interrupted) | | |');
 });
