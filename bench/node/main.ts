@@ -23,8 +23,11 @@
  *   blocks (near 1,400 transfers each on a quiet machine; their sizes are reported) and `eth_getLogs` of a Token over a 1,000-block range in which every
  *   block holds the same Token transfers, at 8 connections; the log history is built on a
  *   second node (25 ms blocks) and a second Anvil (mined per batch), see ./indexer.ts.
- * Node and Anvil run alternately within each round (the order flips every round) and the
- * median round is reported; each round uses its own senders. The load generator shares the
+ * Node and Anvil run alternately within each round (the order flips every round); each round
+ * uses its own senders. The `node*`/`anvil*` fields are the median round; `stats` gives per
+ * figure the mean of the rounds with min, max and standard deviation (`meanRatio` is node mean
+ * over Anvil mean), and `cpu` the CPU each side used during the runs of a figure (the node,
+ * Anvil and the load generator, in percent of one core, mean over the rounds). The load generator shares the
  * two cores with the server it drives, so read figures are co-located figures; the node/Anvil
  * ratios, taken in the same run, are what compare.
  */
@@ -36,6 +39,7 @@ import { emitReport, rate, table } from '../report.js';
 import { cpuSnapshot, foreignCpuPercent, waitForQuietMachine } from '../rpc/cpu.js';
 import type { LoadResult } from '../rpc/load.js';
 import { launchAnvil, startAnvil } from './anvil-process.js';
+import { meanSideCpu, roundStats, startSideCpu, type SideCpu } from './round-stats.js';
 import { initNodeHome, setBlockInterval, startNode, type NodeHome, type RunningProcess } from './node-process.js';
 import { blockReceiptsBodies, buildLogHistory, fullestBlocks, getLogsBody, LOG_RANGE_BLOCKS, mirrorLogHistory, runIndexerReads } from './indexer.js';
 import { deployToken, readBodies, runReads, signTokenDeploy } from './reads.js';
@@ -76,8 +80,8 @@ const DEV_BALANCE_HEX = `0x${(10_000n * 10n ** 18n).toString(16)}`;
 type Target = 'node' | 'anvil';
 type Suite = 'all' | 'transfers' | 'reads' | 'indexer';
 
-/** A measured run with the foreign CPU it saw. */
-type Measured<T> = T & { foreignCpuPercent: number };
+/** A measured run with the foreign CPU it saw and the CPU each side used. */
+type Measured<T> = T & { foreignCpuPercent: number; cpu: SideCpu };
 
 /** Everything measured for one target. */
 interface TargetRuns {
@@ -96,12 +100,17 @@ function medianBy<T>(runs: T[], key: (run: T) => number): T | undefined {
   return [...runs].sort((a, b) => key(a) - key(b))[Math.floor(runs.length / 2)];
 }
 
-/** Waits for a quiet machine, runs `work` and records the foreign CPU during it. */
-async function gated<T extends object>(pids: number[], work: () => Promise<T>): Promise<Measured<T>> {
+/**
+ * Waits for a quiet machine, runs `work` and records the foreign CPU during it and the CPU of
+ * each side (`sides`: the node and the Anvil of the pair being measured).
+ */
+async function gated<T extends object>(pids: number[], sides: { node: number; anvil: number }, work: () => Promise<T>): Promise<Measured<T>> {
   await waitForQuietMachine(QUIET_PERCENT, QUIET_WAIT_MS, pids);
   const before = cpuSnapshot(pids);
+  const meter = startSideCpu(sides.node, sides.anvil);
   const result = await work();
-  return { ...result, foreignCpuPercent: foreignCpuPercent(before, cpuSnapshot(pids)) };
+  const cpu = meter.stop();
+  return { ...result, foreignCpuPercent: foreignCpuPercent(before, cpuSnapshot(pids)), cpu };
 }
 
 /** Gives Anvil the development accounts' genesis balances. */
@@ -204,11 +213,12 @@ async function main(): Promise<void> {
       anvil: { transfers: [], getBalance: [], ethCall: [], ethCallDistinct: [], getLogs: [], blockReceipts: [] },
     };
     const pids = [node.pid, anvil.pid];
+    const sides = { node: node.pid, anvil: anvil.pid };
     for (let r = 0; r < size.rounds; r++) {
       const order: Target[] = r % 2 === 0 ? ['node', 'anvil'] : ['anvil', 'node'];
       if (suite === 'all' || suite === 'transfers') {
         for (const target of order) {
-          const run = await gated(pids, () => runTransfers(targets[target].port, workloads[r]!, SUBMIT_CONNECTIONS, INCLUSION_TIMEOUT_MS));
+          const run = await gated(pids, sides, () => runTransfers(targets[target].port, workloads[r]!, SUBMIT_CONNECTIONS, INCLUSION_TIMEOUT_MS));
           runs[target].transfers.push(run);
           log(`round ${r + 1}/${size.rounds} ${target} transfers: ${rate(run.tps)} tx/s e2e (${run.seconds.toFixed(2)} s, ${run.blocks} blocks), submit ${rate(run.submitTps)} tx/s, ${run.rejected} rejected, foreign CPU ${run.foreignCpuPercent.toFixed(1)}%`);
         }
@@ -216,7 +226,7 @@ async function main(): Promise<void> {
       if (suite === 'all' || suite === 'reads') {
         for (const method of ['getBalance', 'ethCall', 'ethCallDistinct'] as const) {
           for (const target of order) {
-            const run = await gated(pids, () => runReads(targets[target].port, bodies[method], READ_CONNECTIONS, size.readSeconds));
+            const run = await gated(pids, sides, () => runReads(targets[target].port, bodies[method], READ_CONNECTIONS, size.readSeconds));
             runs[target][method].push(run);
             log(`round ${r + 1}/${size.rounds} ${target} ${method}: ${rate(run.requestsPerSec)} req/s, p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(2)} ms, ${run.errors} errors, foreign CPU ${run.foreignCpuPercent.toFixed(1)}%`);
           }
@@ -235,7 +245,7 @@ async function main(): Promise<void> {
         const blocks = await fullestBlocks(targets[target].port, RECEIPT_BLOCKS);
         if (blocks.length === 0) throw new Error(`${target} has no transfer block to read receipts of`);
         receiptBlockTxs[target] = blocks.map((b) => b.txs);
-        const run = await gated(pids, () => runIndexerReads(targets[target].port, blockReceiptsBodies(blocks.map((b) => b.height)), INDEXER_CONNECTIONS, size.readSeconds));
+        const run = await gated(pids, sides, () => runIndexerReads(targets[target].port, blockReceiptsBodies(blocks.map((b) => b.height)), INDEXER_CONNECTIONS, size.readSeconds));
         runs[target].blockReceipts.push(run);
         log(`${target} eth_getBlockReceipts (blocks of ${blocks.map((b) => b.txs).join(', ')} transfers): ${rate(run.requestsPerSec)} req/s, p99 ${run.p99Ms.toFixed(2)} ms, ${run.errors} errors`);
       }
@@ -257,7 +267,7 @@ async function main(): Promise<void> {
         const historyTargets = { node: history.node, anvil: history.anvil };
         for (const target of ['node', 'anvil'] as const) {
           const body = getLogsBody(deploy.address, ranges[target]);
-          const run = await gated([history.node.pid, history.anvil.pid, ...pids], () => runIndexerReads(historyTargets[target].port, [body], INDEXER_CONNECTIONS, size.readSeconds));
+          const run = await gated([history.node.pid, history.anvil.pid, ...pids], { node: history.node.pid, anvil: history.anvil.pid }, () => runIndexerReads(historyTargets[target].port, [body], INDEXER_CONNECTIONS, size.readSeconds));
           runs[target].getLogs.push(run);
           log(`${target} eth_getLogs (${LOG_RANGE_BLOCKS} blocks): ${rate(run.requestsPerSec)} req/s, p99 ${run.p99Ms.toFixed(2)} ms, ${run.errors} errors`);
         }
@@ -278,6 +288,36 @@ async function main(): Promise<void> {
     const n = pick('node');
     const a = pick('anvil');
     const all = [...Object.values(runs.node), ...Object.values(runs.anvil)].flat();
+    type Run = Measured<TransferRun> | Measured<LoadResult>;
+    const figureOf = <K extends keyof TargetRuns>(key: K, value: (run: TargetRuns[K][number]) => number) => {
+      const nodeStats = roundStats(runs.node[key].map((x) => value(x as TargetRuns[K][number])));
+      const anvilStats = roundStats(runs.anvil[key].map((x) => value(x as TargetRuns[K][number])));
+      return { node: nodeStats, anvil: anvilStats, meanRatio: ratio(nodeStats?.mean, anvilStats?.mean) };
+    };
+    const stats = {
+      transferTps: figureOf('transfers', (x) => x.tps),
+      submitTps: figureOf('transfers', (x) => x.submitTps),
+      getBalanceRps: figureOf('getBalance', (x) => x.requestsPerSec),
+      getBalanceP99Ms: figureOf('getBalance', (x) => x.p99Ms),
+      ethCallRps: figureOf('ethCall', (x) => x.requestsPerSec),
+      ethCallP99Ms: figureOf('ethCall', (x) => x.p99Ms),
+      ethCallDistinctRps: figureOf('ethCallDistinct', (x) => x.requestsPerSec),
+      ethCallDistinctP99Ms: figureOf('ethCallDistinct', (x) => x.p99Ms),
+      getLogsRps: figureOf('getLogs', (x) => x.requestsPerSec),
+      blockReceiptsRps: figureOf('blockReceipts', (x) => x.requestsPerSec),
+    };
+    const cpuOf = (key: keyof TargetRuns) => ({
+      node: meanSideCpu((runs.node[key] as Run[]).map((x) => x.cpu)),
+      anvil: meanSideCpu((runs.anvil[key] as Run[]).map((x) => x.cpu)),
+    });
+    const cpu = {
+      transfers: cpuOf('transfers'),
+      getBalance: cpuOf('getBalance'),
+      ethCall: cpuOf('ethCall'),
+      ethCallDistinct: cpuOf('ethCallDistinct'),
+      getLogs: cpuOf('getLogs'),
+      blockReceipts: cpuOf('blockReceipts'),
+    };
     const output = {
       quick: values.quick,
       rounds: size.rounds,
@@ -321,34 +361,42 @@ async function main(): Promise<void> {
       anvilBlockReceiptsBlockTxs: receiptBlockTxs.anvil,
       errors: all.reduce((s, x) => s + ('errors' in x ? x.errors : x.rejected), 0),
       maxForeignCpuPercent: Math.max(0, ...all.map((x) => x.foreignCpuPercent)),
+      stats,
+      cpu,
       runs,
       colocated: 'load generator, node and Anvil share the machine cores',
     };
-    const runsOf = (t: Target, key: keyof TargetRuns) =>
-      runs[t][key].map((x) => rate('tps' in x ? x.tps : x.requestsPerSec)).join(', ');
-    const rows: string[][] = [['figure', 'strata node', 'anvil', 'node / anvil', 'node runs', 'anvil runs']];
+    type StatKey = keyof typeof stats;
+    const fmt = (key: StatKey, n: number) => (key.endsWith('Ms') ? n.toFixed(2) : rate(n));
+    const spreadOf = (t: Target, key: StatKey) => {
+      const s = stats[key][t];
+      return s === null ? '' : `${fmt(key, s.mean)} (${fmt(key, s.min)}–${fmt(key, s.max)})`;
+    };
+    const cpuCell = (key: keyof typeof cpu) => {
+      const side = (c: SideCpu | null) => (c === null ? '–' : `${c.nodeCpuPercent.toFixed(0)}/${c.anvilCpuPercent.toFixed(0)}/${c.loadGenCpuPercent.toFixed(0)}`);
+      return `${side(cpu[key].node)} · ${side(cpu[key].anvil)}`;
+    };
+    const rows: string[][] = [['figure', 'strata node', 'anvil', 'node / anvil', 'node mean (min–max)', 'anvil mean (min–max)', 'CPU % node/anvil/load: node run · anvil run']];
+    const add = (label: string, key: StatKey, nodeValue: number, anvilValue: number, cpuKey?: keyof typeof cpu) =>
+      rows.push([label, fmt(key, nodeValue), fmt(key, anvilValue), fmtRatio(ratio(nodeValue, anvilValue)), spreadOf('node', key), spreadOf('anvil', key), cpuKey ? cpuCell(cpuKey) : '']);
     if (n.transfers && a.transfers) {
-      rows.push(['transfers e2e (tx/s)', fmtRate(n.transfers.tps), fmtRate(a.transfers.tps), fmtRatio(output.transferTpsRatio), runsOf('node', 'transfers'), runsOf('anvil', 'transfers')]);
-      rows.push(['transfers submit (tx/s)', fmtRate(n.transfers.submitTps), fmtRate(a.transfers.submitTps), fmtRatio(ratio(n.transfers.submitTps, a.transfers.submitTps)), '', '']);
+      add('transfers e2e (tx/s)', 'transferTps', n.transfers.tps, a.transfers.tps, 'transfers');
+      add('transfers submit (tx/s)', 'submitTps', n.transfers.submitTps, a.transfers.submitTps);
     }
     if (n.getBalance && a.getBalance) {
-      rows.push(['eth_getBalance (req/s)', fmtRate(n.getBalance.requestsPerSec), fmtRate(a.getBalance.requestsPerSec), fmtRatio(output.getBalanceRpsRatio), runsOf('node', 'getBalance'), runsOf('anvil', 'getBalance')]);
-      rows.push(['eth_getBalance p99 (ms)', fmtMs(n.getBalance.p99Ms), fmtMs(a.getBalance.p99Ms), fmtRatio(ratio(n.getBalance.p99Ms, a.getBalance.p99Ms)), '', '']);
+      add('eth_getBalance (req/s)', 'getBalanceRps', n.getBalance.requestsPerSec, a.getBalance.requestsPerSec, 'getBalance');
+      add('eth_getBalance p99 (ms)', 'getBalanceP99Ms', n.getBalance.p99Ms, a.getBalance.p99Ms);
     }
     if (n.ethCall && a.ethCall) {
-      rows.push(['eth_call balanceOf (req/s)', fmtRate(n.ethCall.requestsPerSec), fmtRate(a.ethCall.requestsPerSec), fmtRatio(output.ethCallRpsRatio), runsOf('node', 'ethCall'), runsOf('anvil', 'ethCall')]);
-      rows.push(['eth_call p99 (ms)', fmtMs(n.ethCall.p99Ms), fmtMs(a.ethCall.p99Ms), fmtRatio(ratio(n.ethCall.p99Ms, a.ethCall.p99Ms)), '', '']);
+      add('eth_call balanceOf (req/s)', 'ethCallRps', n.ethCall.requestsPerSec, a.ethCall.requestsPerSec, 'ethCall');
+      add('eth_call p99 (ms)', 'ethCallP99Ms', n.ethCall.p99Ms, a.ethCall.p99Ms);
     }
     if (n.ethCallDistinct && a.ethCallDistinct) {
-      rows.push(['eth_call, distinct holders (req/s)', fmtRate(n.ethCallDistinct.requestsPerSec), fmtRate(a.ethCallDistinct.requestsPerSec), fmtRatio(output.ethCallDistinctRpsRatio), runsOf('node', 'ethCallDistinct'), runsOf('anvil', 'ethCallDistinct')]);
-      rows.push(['eth_call distinct p99 (ms)', fmtMs(n.ethCallDistinct.p99Ms), fmtMs(a.ethCallDistinct.p99Ms), fmtRatio(ratio(n.ethCallDistinct.p99Ms, a.ethCallDistinct.p99Ms)), '', '']);
+      add('eth_call, distinct holders (req/s)', 'ethCallDistinctRps', n.ethCallDistinct.requestsPerSec, a.ethCallDistinct.requestsPerSec, 'ethCallDistinct');
+      add('eth_call distinct p99 (ms)', 'ethCallDistinctP99Ms', n.ethCallDistinct.p99Ms, a.ethCallDistinct.p99Ms);
     }
-    if (n.getLogs && a.getLogs) {
-      rows.push([`eth_getLogs ${LOG_RANGE_BLOCKS} blocks (req/s)`, fmtRate(n.getLogs.requestsPerSec), fmtRate(a.getLogs.requestsPerSec), fmtRatio(output.getLogsRpsRatio), runsOf('node', 'getLogs'), runsOf('anvil', 'getLogs')]);
-    }
-    if (n.blockReceipts && a.blockReceipts) {
-      rows.push(['eth_getBlockReceipts full blocks (req/s)', fmtRate(n.blockReceipts.requestsPerSec), fmtRate(a.blockReceipts.requestsPerSec), fmtRatio(output.blockReceiptsRpsRatio), runsOf('node', 'blockReceipts'), runsOf('anvil', 'blockReceipts')]);
-    }
+    if (n.getLogs && a.getLogs) add(`eth_getLogs ${LOG_RANGE_BLOCKS} blocks (req/s)`, 'getLogsRps', n.getLogs.requestsPerSec, a.getLogs.requestsPerSec, 'getLogs');
+    if (n.blockReceipts && a.blockReceipts) add('eth_getBlockReceipts full blocks (req/s)', 'blockReceiptsRps', n.blockReceipts.requestsPerSec, a.blockReceipts.requestsPerSec, 'blockReceipts');
     const text = `${table(rows)}\n(1 s blocks, 30M gas: ≤ 1,428 transfers per block on both; ${output.errors} errors; foreign CPU ≤ ${output.maxForeignCpuPercent.toFixed(1)}%)`;
     emitReport(text, output, values.json);
   } finally {

@@ -33,7 +33,7 @@ function machineTicks(): { busy: number; total: number } {
 }
 
 /** User + system ticks of one process (all its threads); 0 once it is gone. */
-function processTicks(pid: number): number {
+export function processTicks(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
     // Fields after the command name (which may contain spaces): state is field 3, utime 14, stime 15.

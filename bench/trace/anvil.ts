@@ -1,8 +1,9 @@
 /**
- * Anvil as a tracing peer: started with `--steps-tracing` (without it Anvil answers the struct
- * logger with empty `structLogs`), the node's hardfork (Prague), chain id and block gas limit,
- * and either instant mining or mining on demand (`evm_mine`), so that a batch of transactions
- * can land in one block.
+ * Anvil as a tracing peer, with the node's hardfork (Prague), chain id and block gas limit, and
+ * either instant mining or mining on demand (`evm_mine`), so that a batch of transactions can
+ * land in one block. With `--steps-tracing` Anvil records every step while mining: its struct
+ * logger needs that (without it, `structLogs` comes back empty), while its callTracer and
+ * JavaScript tracers are fastest without it (they replay the transaction instead).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { launchAnvil } from '../node/anvil-process.js';
@@ -15,11 +16,14 @@ export interface TracingAnvilOptions {
   gasLimit: number;
   /** `auto`: a block per transaction; `manual`: blocks only on `evm_mine`. */
   mining: 'auto' | 'manual';
+  /** Start with `--steps-tracing` (default true): the struct logger's mode. */
+  stepsTracing?: boolean;
 }
 
-/** Starts Anvil with step tracing and waits until it answers JSON-RPC; its request log is dropped. */
+/** Starts Anvil (with step tracing unless told not to) and waits until it answers JSON-RPC; its request log is dropped. */
 export function startTracingAnvil(options: TracingAnvilOptions): Promise<RunningProcess> {
-  const args = ['--chain-id', String(options.chainId), '--gas-limit', String(options.gasLimit), '--hardfork', 'prague', '--steps-tracing'];
+  const args = ['--chain-id', String(options.chainId), '--gas-limit', String(options.gasLimit), '--hardfork', 'prague'];
+  if (options.stepsTracing ?? true) args.push('--steps-tracing');
   if (options.mining === 'manual') args.push('--no-mining');
   return launchAnvil(args);
 }
