@@ -4,6 +4,7 @@ import { rmSync } from 'node:fs';
 import { blockHash, txHash } from '../../src/chain/block.js';
 import { BlockStore, BlockStoreError, type Receipt } from '../../src/chain/block-store.js';
 import { PlainKv } from '../../src/store/index.js';
+import { encode as rlpEncode } from '@ethereumjs/rlp';
 import { join } from 'node:path';
 import { PROPOSER, address, fakeTx, receipt, signedBlock, topic } from './fixtures.js';
 
@@ -100,6 +101,27 @@ t.test('log scan crosses bloom batch boundaries', async (t) => {
   }
   t.equal(store.logs({ fromBlock: 1, toBlock: 1100 }).length, 1100);
   t.same(store.logs({ fromBlock: 1, toBlock: 1100, addresses: [address(9)] }).map((l) => l.blockHeight), [1050]);
+  await store.close();
+});
+
+t.test('log records written in the older form (logs only, no block hash or tx hashes) are still read', async (t) => {
+  const dir = t.testdir();
+  let store = await BlockStore.open(dir);
+  await fillChain(store, 12);
+  const current = store.logs({ fromBlock: 1, toBlock: 12 });
+  const receipts = [7, 8].flatMap((h) => store.receiptsOfBlock(h)!);
+  await store.close();
+  // Rewrite the records of blocks 7 and 8 as [[txIndex, address, topics, data], …].
+  const kv = await PlainKv.open(join(dir, 'blockstore'));
+  const old = (h: number) =>
+    rlpEncode(current.filter((l) => l.blockHeight === h).map((l) => [l.txIndex === 0 ? new Uint8Array() : Uint8Array.of(l.txIndex), l.address, [...l.topics], l.data]));
+  const recordKey = (h: number) => Buffer.concat([Buffer.from([0x05]), Buffer.from(h.toString(16).padStart(16, '0'), 'hex')]);
+  t.ok(kv.get(recordKey(7)), 'block 7 has a log record');
+  await kv.write([7, 8].map((h) => ({ key: recordKey(h), value: old(h) })), { sync: true });
+  await kv.close();
+  store = await BlockStore.open(dir);
+  t.same(store.logs({ fromBlock: 1, toBlock: 12 }), current, 'a range over both forms gives the same logs');
+  t.same([7, 8].flatMap((h) => store.receiptsOfBlock(h)!), receipts, 'and receipts keep their logs');
   await store.close();
 });
 

@@ -144,6 +144,39 @@ export function formatLog(log: EthLog): JsonObject {
   };
 }
 
+/**
+ * Log objects of logs in chain order: logs of one block (and of one transaction) come
+ * together, so their block and transaction members are converted to hex once, not per log.
+ */
+export function formatLogs(logs: readonly EthLog[]): JsonObject[] {
+  const out: JsonObject[] = new Array(logs.length);
+  let block: { number: number; hash: string; numberHex: string; timestamp: string } | undefined;
+  let tx: { index: number; hash: string; indexHex: string } | undefined;
+  for (let i = 0; i < logs.length; i++) {
+    const log = logs[i]!;
+    if (block === undefined || block.number !== log.blockNumber) {
+      block = { number: log.blockNumber, hash: bytesHex(log.blockHash), numberHex: quantity(log.blockNumber), timestamp: quantity(log.blockTimestamp) };
+      tx = undefined;
+    }
+    if (tx === undefined || tx.index !== log.transactionIndex) {
+      tx = { index: log.transactionIndex, hash: bytesHex(log.transactionHash), indexHex: quantity(log.transactionIndex) };
+    }
+    out[i] = {
+      address: bytesHex(log.address),
+      topics: log.topics.map(bytesHex),
+      data: bytesHex(log.data),
+      blockNumber: block.numberHex,
+      transactionHash: tx.hash,
+      transactionIndex: tx.indexHex,
+      blockHash: block.hash,
+      blockTimestamp: block.timestamp,
+      logIndex: quantity(log.logIndex),
+      removed: false,
+    };
+  }
+  return out;
+}
+
 /** A receipt object. */
 export function formatReceipt(receipt: EthReceipt): JsonObject {
   const blob: JsonObject = {};
@@ -159,7 +192,7 @@ export function formatReceipt(receipt: EthReceipt): JsonObject {
     effectiveGasPrice: quantity(receipt.effectiveGasPrice),
     from: bytesHex(receipt.from),
     gasUsed: quantity(receipt.gasUsed),
-    logs: receipt.logs.map(formatLog),
+    logs: formatLogs(receipt.logs),
     logsBloom: bytesHex(receipt.logsBloom),
     status: quantity(receipt.status),
     to: receipt.to === null ? null : bytesHex(receipt.to),
