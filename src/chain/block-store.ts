@@ -138,6 +138,11 @@ function key(prefix: number, suffix: Uint8Array): Buffer {
 
 /** Block hashes BlockStore.hashAt remembers: the BLOCKHASH window. */
 const HASHES_KEPT = 256;
+/**
+ * Decoded logs the store remembers, counted in logs: indexers ask for the same recent ranges
+ * again and again, and a block's logs never change while it is stored (a rollback forgets them).
+ */
+const LOGS_KEPT = 65_536;
 
 function heightKey(prefix: number, height: number): Buffer {
   return key(prefix, uint64Be(height));
@@ -274,6 +279,8 @@ export class BlockStore {
   private earliest: number | undefined;
   /** Hashes of recently asked heights (BLOCKHASH asks the same 256 again and again). */
   private readonly hashes = new LRUCache<number, Buffer>({ max: HASHES_KEPT });
+  /** Decoded logs of recently queried blocks, by height. */
+  private readonly blockLogCache = new LRUCache<number, IndexedLog[]>({ maxSize: LOGS_KEPT, sizeCalculation: (logs) => Math.max(1, logs.length) });
 
   private constructor(private readonly kv: PlainKv) {
     const latest = kv.get(META_LATEST);
@@ -369,6 +376,7 @@ export class BlockStore {
   async truncateAbove(height: number): Promise<number> {
     if (this.latest === undefined || height >= this.latest) return 0;
     this.hashes.clear();
+    this.blockLogCache.clear();
     const ops: PlainKvOp[] = [];
     let removed = 0;
     for (let h = this.latest; h > height && h >= (this.earliest ?? 1); h--) {
@@ -523,15 +531,9 @@ export class BlockStore {
       for (const { key: bloomKey, value: bloom } of blooms) {
         if (bloomMayMatchFilter(bloom, addresses, topics)) heights.push(readUint64Be(bloomKey, 1));
       }
-      // One native call for the batch's log records instead of one read per block.
-      const records = heights.length === 0 ? [] : this.kv.getMany(heights.map((h) => heightKey(P_LOGS, h)));
-      heights.forEach((height, i) => {
-        const encoded = records[i];
-        if (!encoded) return;
-        for (const log of this.recordLogs(height, decodeBlockLogs(encoded))) {
-          if (logMatches(log, addresses, topics)) out.push(log);
-        }
-      });
+      for (const logs of this.logsOfHeights(heights)) {
+        for (const log of logs) if (logMatches(log, addresses, topics)) out.push(log);
+      }
       if (blooms.length < BLOOM_SCAN_BATCH) return out;
       start = heightKey(P_BLOOM, readUint64Be(blooms[blooms.length - 1]!.key, 1) + 1);
     }
@@ -556,6 +558,26 @@ export class BlockStore {
       const reason = error instanceof BlockFormatError ? error.message : String(error);
       throw new BlockStoreError(`stored block ${height} cannot be decoded (${reason}); the block store is damaged`);
     }
+  }
+
+  /**
+   * The logs of each of `heights` (blocks that have logs), remembered or read: the records not
+   * remembered are read with one native call, not one read per block.
+   */
+  private logsOfHeights(heights: readonly number[]): IndexedLog[][] {
+    const out: Array<IndexedLog[] | undefined> = heights.map((h) => this.blockLogCache.get(h));
+    const missing = heights.filter((_, i) => out[i] === undefined);
+    if (missing.length === 0) return out as IndexedLog[][];
+    const records = this.kv.getMany(missing.map((h) => heightKey(P_LOGS, h)));
+    let next = 0;
+    return out.map((known, i) => {
+      if (known !== undefined) return known;
+      const height = heights[i]!;
+      const encoded = records[next++];
+      const logs = encoded ? this.recordLogs(height, decodeBlockLogs(encoded)) : [];
+      this.blockLogCache.set(height, logs);
+      return logs;
+    });
   }
 
   /** The logs of block `height`'s log record; a record of the older form is completed from its block. */

@@ -197,3 +197,23 @@ t.test('hashAt answers the hash of a stored height, and forgets truncated height
   t.same(store.hashAt(5), hash, 'the block saved in its place');
   await store.close();
 });
+
+t.test('logs a query remembers are forgotten with their blocks on a rollback', async (t) => {
+  const store = await BlockStore.open(t.testdir());
+  const hashes = await fillChain(store, 6);
+  const before = store.logs({ fromBlock: 4, toBlock: 4 });
+  t.equal(before.length, 1, 'block 4 has one log');
+  t.same(store.logs({ fromBlock: 4, toBlock: 4 }), before, 'asked again (remembered)');
+  await store.truncateAbove(3);
+  t.same(store.logs({ fromBlock: 1, toBlock: 6 }).map((l) => l.blockHeight), [1, 2, 2], 'the truncated blocks have no logs');
+  const replaced = signedBlock(4, hashes[2]!, [fakeTx(), fakeTx()]);
+  const logged = { address: address(3), topics: [topic(44)], data: Buffer.from([4]) };
+  const hash = await store.saveBlock(replaced, [receipt([]), receipt([logged])], [{ validatorAddress: PROPOSER, timestampMs: replaced.header.timeMs, signature: replaced.signature }]);
+  const after = store.logs({ fromBlock: 4, toBlock: 4 });
+  t.equal(after.length, 1, 'the block saved in its place has its own log');
+  t.same(after[0]!.topics, [topic(44)], 'with its topic');
+  t.same(after[0]!.blockHash, hash, 'its hash');
+  t.equal(after[0]!.txIndex, 1, 'and its transaction');
+  t.same(after[0]!.txHash, txHash(replaced.txs[1]!));
+  await store.close();
+});
