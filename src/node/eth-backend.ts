@@ -88,7 +88,7 @@ function contractAddressOf(receipt: StoredReceipt, rawTx: () => Uint8Array | und
 }
 
 /** The blob fields of a blob transaction's receipt: its blob gas and its block's blob base fee. */
-export interface BlobReceiptFacts {
+interface BlobReceiptFacts {
   blobGasUsed: bigint;
   blobGasPrice: bigint;
 }
@@ -183,6 +183,11 @@ export class NodeEthBackend implements EthBackend {
    * again and again. A block's content never changes under its hash.
    */
   readonly #blockTxs = new LRUCache<string, EthTransaction[]>({ max: 16 });
+  /**
+   * The eth_ view of logs the block store hands out again (it remembers recently queried
+   * blocks' logs): built once per stored log, and gone with it.
+   */
+  readonly #ethLogs = new WeakMap<IndexedLog, EthLog>();
   /** The imported chain's rules once read (null: this node serves a chain of its own). */
   #importedConfig: ImportedChainConfig | null | undefined;
 
@@ -358,9 +363,14 @@ export class NodeEthBackend implements EthBackend {
   }
 
   getLogs(query: LogQuery): EthLog[] {
-    return this.chain.blocks
-      .logs({ fromBlock: query.fromBlock, toBlock: query.toBlock, addresses: query.addresses, topics: query.topics })
-      .map(ethLog);
+    return this.chain.blocks.logs({ fromBlock: query.fromBlock, toBlock: query.toBlock, addresses: query.addresses, topics: query.topics }).map((log) => {
+      let view = this.#ethLogs.get(log);
+      if (view === undefined) {
+        view = ethLog(log);
+        this.#ethLogs.set(log, view);
+      }
+      return view;
+    });
   }
 
   getBalance(address: Uint8Array, at: BlockId): bigint {

@@ -145,8 +145,16 @@ export function formatLog(log: EthLog): JsonObject {
 }
 
 /**
+ * Log objects already built, by the log they render. A backend that hands out the same EthLog
+ * for a log it remembers (eth_getLogs over recently queried blocks) gets the same object back
+ * instead of a new one; the entry goes with the log.
+ */
+const formattedLogs = new WeakMap<EthLog, JsonObject>();
+
+/**
  * Log objects of logs in chain order: logs of one block (and of one transaction) come
  * together, so their block and transaction members are converted to hex once, not per log.
+ * The returned objects may be shared between responses and must not be changed.
  */
 export function formatLogs(logs: readonly EthLog[]): JsonObject[] {
   const out: JsonObject[] = new Array(logs.length);
@@ -154,6 +162,11 @@ export function formatLogs(logs: readonly EthLog[]): JsonObject[] {
   let tx: { index: number; hash: string; indexHex: string } | undefined;
   for (let i = 0; i < logs.length; i++) {
     const log = logs[i]!;
+    const known = formattedLogs.get(log);
+    if (known !== undefined) {
+      out[i] = known;
+      continue;
+    }
     if (block === undefined || block.number !== log.blockNumber) {
       block = { number: log.blockNumber, hash: bytesHex(log.blockHash), numberHex: quantity(log.blockNumber), timestamp: quantity(log.blockTimestamp) };
       tx = undefined;
@@ -161,7 +174,7 @@ export function formatLogs(logs: readonly EthLog[]): JsonObject[] {
     if (tx === undefined || tx.index !== log.transactionIndex) {
       tx = { index: log.transactionIndex, hash: bytesHex(log.transactionHash), indexHex: quantity(log.transactionIndex) };
     }
-    out[i] = {
+    const formatted: JsonObject = {
       address: bytesHex(log.address),
       topics: log.topics.map(bytesHex),
       data: bytesHex(log.data),
@@ -173,6 +186,8 @@ export function formatLogs(logs: readonly EthLog[]): JsonObject[] {
       logIndex: quantity(log.logIndex),
       removed: false,
     };
+    formattedLogs.set(log, formatted);
+    out[i] = formatted;
   }
   return out;
 }
