@@ -260,7 +260,7 @@ async function main(): Promise<void> {
         // Measured at the run's block interval, not while the node builds a block every 25 ms.
         await history.node.stop();
         await setBlockInterval(history.home, BLOCK_MS);
-        history.node = await startNode(history.home);
+        history.node = await startNode(history.home, nodeArgs);
         started.push(history.node);
         log(`· log history: ${logsInRange} Transfer logs in node blocks ${nodeRange.fromBlock}…${nodeRange.toBlock}, anvil blocks ${anvilRange.fromBlock}…${anvilRange.toBlock}`);
         const ranges = { node: nodeRange, anvil: anvilRange };

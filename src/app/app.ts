@@ -65,8 +65,12 @@ export interface CallExecutor {
   simulate(height: number, block: BlockContext, base: SimulationBase, payload: SimulatePayload): Promise<SimulatedBlock[]>;
 }
 
-/** The header fields of the block a call runs in (eth_call at height h runs in block h). */
-export type CallBlock = Pick<BlockContext, 'timeMs' | 'proposer'>;
+/**
+ * The header fields of the block a call runs in (eth_call at height h runs in block h); the
+ * base fee and gas limit only where the block has its own (an imported Ethereum block), else
+ * the chain's.
+ */
+export type CallBlock = Pick<BlockContext, 'timeMs' | 'proposer'> & Partial<Pick<BlockContext, 'baseFee' | 'gasLimit'>>;
 
 /** The header fields executeBlock needs. */
 export type BlockHeaderInput = BlockContext;
@@ -398,8 +402,8 @@ export class App implements AppReader {
       height,
       timeMs: header?.timeMs ?? Date.now(),
       proposer: header?.proposer ?? new Uint8Array(20),
-      baseFee: BigInt(this.genesis.params.min_base_fee),
-      gasLimit: BigInt(this.genesis.params.block_gas_limit),
+      baseFee: header?.baseFee ?? BigInt(this.genesis.params.min_base_fee),
+      gasLimit: header?.gasLimit ?? BigInt(this.genesis.params.block_gas_limit),
     };
   }
 
@@ -431,10 +435,10 @@ export class App implements AppReader {
     }
   }
 
-  /** eth_estimateGas on `state` with state overrides. */
-  async estimateGas(request: CallRequest, state: StateAt, overrides: StateOverrides = []): Promise<bigint> {
+  /** eth_estimateGas on `state` with state overrides, in the block `header` describes (as call). */
+  async estimateGas(request: CallRequest, state: StateAt, overrides: StateOverrides = [], header?: CallBlock): Promise<bigint> {
     this.#live();
-    const block = this.#callBlock(state.height);
+    const block = this.#callBlock(state.height, header);
     const executor = await this.#executorAt(state.height);
     if (executor) return executor.estimateGas(state.height, block, request, overrides);
     return estimateMessageGas({ common: this.common, vms: this.#callVms, view: state.view, block, gasCap: this.#gasCap }, request, overrides);

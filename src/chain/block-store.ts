@@ -7,13 +7,15 @@
  *   0x00 'l'          → latest height         0x00 'e'        → earliest height
  *   0x01 height       → block RLP             0x02 blockHash  → height
  *   0x03 txHash       → height ‖ index (u32)  0x04 txHash     → receipt RLP
- *   0x05 height       → the block's logs RLP  0x06 height     → the block's logs bloom
+ *   0x05 height       → the block's log record 0x06 height    → the block's logs bloom
  *   0x07 height       → commit RLP           0x00 'c'        → imported chain's genesis file
  * A block imported from an Ethereum chain is stored under its Ethereum hash, its record
  * carrying the Ethereum header too (imported-block.ts).
  * Logs and blooms are written only for blocks that have logs, so a log query walks the
- * bloom keys of the range (skipping log-free blocks entirely) and decodes only the blocks
- * whose bloom may match.
+ * bloom keys of the range (skipping log-free blocks entirely) and reads, in one batch, only
+ * the log records of blocks whose bloom may match. A log record carries the block hash, time
+ * and the hashes of the transactions that logged, so a query never decodes a block or hashes
+ * a transaction (records written before it did are read through their block, as then).
  */
 import { decode as rlpDecode, encode as rlpEncode } from '@ethereumjs/rlp';
 import { join } from 'node:path';
@@ -136,6 +138,11 @@ function key(prefix: number, suffix: Uint8Array): Buffer {
 
 /** Block hashes BlockStore.hashAt remembers: the BLOCKHASH window. */
 const HASHES_KEPT = 256;
+/**
+ * Decoded logs the store remembers, counted in logs: indexers ask for the same recent ranges
+ * again and again, and a block's logs never change while it is stored (a rollback forgets them).
+ */
+const LOGS_KEPT = 65_536;
 
 function heightKey(prefix: number, height: number): Buffer {
   return key(prefix, uint64Be(height));
@@ -193,25 +200,49 @@ function decodeReceipt(encoded: Uint8Array): Omit<Receipt, 'logs'> {
   };
 }
 
-/** A block's logs as [txIndex, address, topics, data] tuples, in block order. */
-function encodeBlockLogs(receipts: readonly Receipt[]): Uint8Array {
-  const items: Array<[Uint8Array, Uint8Array, Uint8Array[], Uint8Array]> = [];
-  receipts.forEach((receipt, txIndex) => {
-    for (const log of receipt.logs) items.push([intBytes(txIndex), log.address, log.topics, log.data]);
-  });
-  return rlpEncode(items);
+/** A Buffer over the same memory as `bytes` (no copy). */
+function bufferView(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-function decodeBlockLogs(encoded: Uint8Array): Array<Log & { txIndex: number }> {
-  return listOf(rlpDecode(encoded)).map((item) => {
-    const f = listOf(item);
-    return {
-      txIndex: Number(bytesInt(f[0])),
-      address: bytesOf(f[1]),
-      topics: listOf(f[2]).map(bytesOf),
-      data: bytesOf(f[3]),
-    };
+/** The version tag that starts a self-contained log record (older records are a bare list of logs). */
+const LOG_RECORD_V2 = Uint8Array.of(2);
+
+/**
+ * A block's log record: RLP of [2, blockHash, timeMs, [[txIndex, txHash, address, topics,
+ * data], …]] with the logs in block order.
+ */
+function encodeBlockLogs(receipts: readonly Receipt[], hash: Uint8Array, timeMs: number, txHashes: readonly Uint8Array[]): Uint8Array {
+  const items: Array<[Uint8Array, Uint8Array, Uint8Array, Uint8Array[], Uint8Array]> = [];
+  receipts.forEach((receipt, txIndex) => {
+    for (const log of receipt.logs) items.push([intBytes(txIndex), txHashes[txIndex]!, log.address, log.topics, log.data]);
   });
+  return rlpEncode([LOG_RECORD_V2, hash, intBytes(timeMs), items]);
+}
+
+/** A decoded log record; `block` is absent for a record of the older form, which names neither hash nor time. */
+interface BlockLogRecord {
+  block?: { hash: Buffer; timeMs: number };
+  logs: Array<Log & { txIndex: number; txHash?: Buffer }>;
+}
+
+function decodeBlockLogs(encoded: Uint8Array): BlockLogRecord {
+  const record = listOf(rlpDecode(encoded));
+  if (record.length === 4 && record[0] instanceof Uint8Array) {
+    return {
+      block: { hash: bufferView(bytesOf(record[1])), timeMs: Number(bytesInt(record[2])) },
+      logs: listOf(record[3]).map((item) => {
+        const f = listOf(item);
+        return { txIndex: Number(bytesInt(f[0])), txHash: bufferView(bytesOf(f[1])), address: bytesOf(f[2]), topics: listOf(f[3]).map(bytesOf), data: bytesOf(f[4]) };
+      }),
+    };
+  }
+  return {
+    logs: record.map((item) => {
+      const f = listOf(item);
+      return { txIndex: Number(bytesInt(f[0])), address: bytesOf(f[1]), topics: listOf(f[2]).map(bytesOf), data: bytesOf(f[3]) };
+    }),
+  };
 }
 
 function encodeCommit(signatures: readonly CommitSignature[]): Uint8Array {
@@ -248,6 +279,8 @@ export class BlockStore {
   private earliest: number | undefined;
   /** Hashes of recently asked heights (BLOCKHASH asks the same 256 again and again). */
   private readonly hashes = new LRUCache<number, Buffer>({ max: HASHES_KEPT });
+  /** Decoded logs of recently queried blocks, by height. */
+  private readonly blockLogCache = new LRUCache<number, IndexedLog[]>({ maxSize: LOGS_KEPT, sizeCalculation: (logs) => Math.max(1, logs.length) });
 
   private constructor(private readonly kv: PlainKv) {
     const latest = kv.get(META_LATEST);
@@ -316,17 +349,18 @@ export class BlockStore {
       { key: META_LATEST, value: height },
     ];
     if (this.earliest === undefined) ops.push({ key: META_EARLIEST, value: height });
+    const txHashes = block.txs.map((raw) => txHash(raw));
     block.txs.forEach((raw, index) => {
       const position = Buffer.alloc(12);
       height.copy(position, 0);
       position.writeUInt32BE(index, 8);
-      const hashOfTx = txHash(raw);
+      const hashOfTx = txHashes[index]!;
       ops.push({ key: key(P_TX, hashOfTx), value: position });
       ops.push({ key: key(P_RECEIPT, hashOfTx), value: encodeReceipt(receipts[index]!) });
     });
     const allLogs = receipts.flatMap((r) => r.logs);
     if (allLogs.length > 0) {
-      ops.push({ key: key(P_LOGS, height), value: encodeBlockLogs(receipts) });
+      ops.push({ key: key(P_LOGS, height), value: encodeBlockLogs(receipts, hash, header.timeMs, txHashes) });
       ops.push({ key: key(P_BLOOM, height), value: logsBloom(allLogs) });
     }
     await this.kv.write(ops, { sync: true });
@@ -342,6 +376,7 @@ export class BlockStore {
   async truncateAbove(height: number): Promise<number> {
     if (this.latest === undefined || height >= this.latest) return 0;
     this.hashes.clear();
+    this.blockLogCache.clear();
     const ops: PlainKvOp[] = [];
     let removed = 0;
     for (let h = this.latest; h > height && h >= (this.earliest ?? 1); h--) {
@@ -492,11 +527,12 @@ export class BlockStore {
     let start = heightKey(P_BLOOM, filter.fromBlock);
     for (;;) {
       const blooms = this.kv.range({ start, end, limit: BLOOM_SCAN_BATCH });
+      const heights: number[] = [];
       for (const { key: bloomKey, value: bloom } of blooms) {
-        if (!bloomMayMatchFilter(bloom, addresses, topics)) continue;
-        for (const log of this.logsOfBlock(readUint64Be(bloomKey, 1))) {
-          if (logMatches(log, addresses, topics)) out.push(log);
-        }
+        if (bloomMayMatchFilter(bloom, addresses, topics)) heights.push(readUint64Be(bloomKey, 1));
+      }
+      for (const logs of this.logsOfHeights(heights)) {
+        for (const log of logs) if (logMatches(log, addresses, topics)) out.push(log);
       }
       if (blooms.length < BLOOM_SCAN_BATCH) return out;
       start = heightKey(P_BLOOM, readUint64Be(blooms[blooms.length - 1]!.key, 1) + 1);
@@ -524,11 +560,50 @@ export class BlockStore {
     }
   }
 
+  /**
+   * The logs of each of `heights` (blocks that have logs), remembered or read: the records not
+   * remembered are read with one native call, not one read per block.
+   */
+  private logsOfHeights(heights: readonly number[]): IndexedLog[][] {
+    const out: Array<IndexedLog[] | undefined> = heights.map((h) => this.blockLogCache.get(h));
+    const missing = heights.filter((_, i) => out[i] === undefined);
+    if (missing.length === 0) return out as IndexedLog[][];
+    const records = this.kv.getMany(missing.map((h) => heightKey(P_LOGS, h)));
+    let next = 0;
+    return out.map((known, i) => {
+      if (known !== undefined) return known;
+      const height = heights[i]!;
+      const encoded = records[next++];
+      const logs = encoded ? this.recordLogs(height, decodeBlockLogs(encoded)) : [];
+      this.blockLogCache.set(height, logs);
+      return logs;
+    });
+  }
+
+  /** The logs of block `height`'s log record; a record of the older form is completed from its block. */
+  private recordLogs(height: number, record: BlockLogRecord): IndexedLog[] {
+    const block = record.block;
+    if (block === undefined) return this.logsOfBlock(height);
+    return record.logs.map((log, logIndex) => ({
+      address: log.address,
+      topics: log.topics,
+      data: log.data,
+      blockHeight: height,
+      blockHash: block.hash,
+      blockTimeMs: block.timeMs,
+      txHash: log.txHash!,
+      txIndex: log.txIndex,
+      logIndex,
+    }));
+  }
+
   private blockLogs(block: StoredBlock): IndexedLog[] {
     const encoded = this.kv.get(heightKey(P_LOGS, block.header.height));
     if (!encoded) return [];
+    const record = decodeBlockLogs(encoded);
+    if (record.block !== undefined) return this.recordLogs(block.header.height, record);
     const hashes = new Map<number, Buffer>();
-    return decodeBlockLogs(encoded).map((log, logIndex) => {
+    return record.logs.map((log, logIndex) => {
       let hashOfTx = hashes.get(log.txIndex);
       if (!hashOfTx) {
         const raw = block.txs[log.txIndex];

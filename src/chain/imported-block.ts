@@ -15,6 +15,11 @@ export interface ImportedOrigin {
   hash: Uint8Array;
   /** The Ethereum header RLP; empty for the genesis, whose header the chain file does not carry. */
   header: Uint8Array;
+  /**
+   * RLP of the block's uncle headers and withdrawals as it carries them (ethereum-header.ts
+   * `encodeBodyExtras`); absent for the genesis and for blocks imported before it was kept.
+   */
+  body?: Uint8Array;
 }
 
 /** A stored block, with its Ethereum identity when it was imported. */
@@ -37,10 +42,12 @@ export function checkOrigin(origin: ImportedOrigin): void {
   }
 }
 
-/** The record of an imported block: tag ‖ RLP([block record, Ethereum hash, Ethereum header]). */
+/** The record of an imported block: tag ‖ RLP([block record, Ethereum hash, Ethereum header, body extras?]). */
 export function encodeImportedBlock(block: Block, origin: ImportedOrigin): Uint8Array {
   checkOrigin(origin);
-  const body = rlpEncode([encodeBlock(block), origin.hash, origin.header]);
+  const fields = [encodeBlock(block), origin.hash, origin.header];
+  if (origin.body !== undefined) fields.push(origin.body);
+  const body = rlpEncode(fields);
   const out = new Uint8Array(body.length + 1);
   out[0] = IMPORTED_TAG;
   out.set(body, 1);
@@ -51,12 +58,13 @@ export function encodeImportedBlock(block: Block, origin: ImportedOrigin): Uint8
 export function decodeImportedBlock(record: Uint8Array): ChainBlock {
   if (!isImportedRecord(record)) throw new BlockFormatError('not an imported block record');
   const fields = rlpDecode(record.subarray(1));
-  if (!Array.isArray(fields) || fields.length !== 3 || !fields.every((f) => f instanceof Uint8Array)) {
-    throw new BlockFormatError('imported block record must be an RLP list of 3 byte strings');
+  if (!Array.isArray(fields) || fields.length < 3 || fields.length > 4 || !fields.every((f) => f instanceof Uint8Array)) {
+    throw new BlockFormatError('imported block record must be an RLP list of 3 or 4 byte strings');
   }
-  const [inner, hash, header] = fields as Uint8Array[];
+  const [inner, hash, header, extras] = fields as Uint8Array[];
   const block = decodeBlock(inner!);
-  const origin = { hash: hash!, header: header! };
+  const origin: ImportedOrigin = { hash: hash!, header: header! };
+  if (extras !== undefined) origin.body = extras;
   checkOrigin(origin);
   return { ...block, hash: Buffer.from(origin.hash), imported: origin };
 }

@@ -8,12 +8,11 @@ import { decode as rlpDecode } from '@ethereumjs/rlp';
 import { Address, bytesToBigInt, createContractAddress } from '@ethereumjs/util';
 import { LRUCache } from 'lru-cache';
 import type { App, CallBlock } from '../app/index.js';
-import { encodeBlock, encodeHeader, type StoredBlock } from '../chain/block.js';
+import { encodeBlock, encodeHeader } from '../chain/block.js';
 import type { IndexedLog, StoredReceipt } from '../chain/block-store.js';
 import { AlreadyKnownError, MempoolError, MempoolFullError, type Mempool } from '../chain/mempool.js';
 import { CallFailedError, CallRevertedError } from '../evm/call.js';
 import { TxRejectedError, type TxRejectionCode } from '../evm/errors.js';
-import { decodeTx } from '../evm/validate.js';
 import { BlockNotFoundError, type BlockId, type ChainProvider } from '../provider/index.js';
 import {
   TransactionRejectedError,
@@ -44,6 +43,10 @@ import {
 import { bytesHex } from '../util/hex.js';
 import { appCallRequest, appStateOverrides } from './call-request.js';
 import { simulatePayload, simulatedBlockOutcome } from './simulate-request.js';
+import { blobGasOfRaw, decodeChainTx, importedBlockFields, typedTxFields } from './eth-objects.js';
+import { ImportedChainConfig } from '../app/imported-chain/chain-config.js';
+import { blobGasPriceOf } from '../app/imported-chain/header-facts.js';
+import type { ChainBlock } from '../chain/imported-block.js';
 
 const REJECT_REASONS: Partial<Record<TxRejectionCode, RejectReason>> = {
   invalid_encoding: 'decode',
@@ -88,9 +91,25 @@ function contractAddressOf(receipt: StoredReceipt, rawTx: () => Uint8Array | und
   return raw === undefined ? null : createContractAddress(new Address(receipt.from), rawTxNonce(raw)).bytes;
 }
 
-/** The eth_ view of a stored receipt; `rawTx` gives the transaction when a failed creation needs its nonce. */
-function ethReceipt(r: StoredReceipt, rawTx: () => Uint8Array | undefined): EthReceipt {
+/** The blob fields of a blob transaction's receipt: its blob gas and its block's blob base fee. */
+interface BlobReceiptFacts {
+  blobGasUsed: bigint;
+  blobGasPrice: bigint;
+}
+
+/**
+ * The eth_ view of a stored receipt; `rawTx` gives the transaction when a failed creation needs
+ * its nonce or a blob transaction its blob count, `blobGasPrice` its block's blob base fee.
+ */
+function ethReceipt(r: StoredReceipt, rawTx: () => Uint8Array | undefined, blobGasPrice: () => bigint | undefined = () => undefined): EthReceipt {
+  let blob: Partial<BlobReceiptFacts> = {};
+  if (r.txType === 3) {
+    const raw = rawTx();
+    const price = blobGasPrice();
+    if (raw !== undefined && price !== undefined) blob = { blobGasUsed: blobGasOfRaw(raw), blobGasPrice: price };
+  }
   return {
+    ...blob,
     transactionHash: r.txHash,
     transactionIndex: r.txIndex,
     blockHash: r.blockHash,
@@ -139,6 +158,7 @@ function ethTransaction(tx: TypedTransaction, hash: Uint8Array, from: Uint8Array
     ...(t.maxFeePerGas !== undefined ? { maxFeePerGas: t.maxFeePerGas, maxPriorityFeePerGas: t.maxPriorityFeePerGas } : {}),
     ...(accessList !== undefined ? { accessList } : {}),
     ...(chainId !== undefined ? { chainId } : {}),
+    ...typedTxFields(tx),
   };
 }
 
@@ -167,6 +187,13 @@ export class NodeEthBackend implements EthBackend {
    * again and again. A block's content never changes under its hash.
    */
   readonly #blockTxs = new LRUCache<string, EthTransaction[]>({ max: 16 });
+  /**
+   * The eth_ view of logs the block store hands out again (it remembers recently queried
+   * blocks' logs): built once per stored log, and gone with it.
+   */
+  readonly #ethLogs = new WeakMap<IndexedLog, EthLog>();
+  /** The imported chain's rules once read (null: this node serves a chain of its own). */
+  #importedConfig: ImportedChainConfig | null | undefined;
 
   constructor(
     private readonly app: App,
@@ -183,13 +210,28 @@ export class NodeEthBackend implements EthBackend {
   }
 
   #decode(raw: Uint8Array): { tx: TypedTransaction; hash: Uint8Array; from: Uint8Array } {
-    const decoded = decodeTx(raw, this.app.common);
-    return { tx: decoded.tx, hash: decoded.hash, from: decoded.sender.bytes };
+    return decodeChainTx(raw, this.app.common);
   }
 
-  #header(block: StoredBlock): EthBlockHeader {
+  /** The rules of the imported chain this node serves, read once; undefined for a chain of its own. */
+  #importedChain(): ImportedChainConfig | undefined {
+    if (this.#importedConfig === undefined) {
+      const genesis = this.chain.blocks.importedChainGenesis();
+      this.#importedConfig = genesis === undefined ? null : ImportedChainConfig.parse(genesis);
+    }
+    return this.#importedConfig ?? undefined;
+  }
+
+  /** The blob base fee of the imported block at `height` (undefined before Cancun or on this chain's blocks). */
+  #blobGasPrice(height: number): bigint | undefined {
+    const config = this.#importedChain();
+    const header = config === undefined ? undefined : this.chain.blocks.byHeight(height)?.imported?.header;
+    return config === undefined || header === undefined || header.length === 0 ? undefined : blobGasPriceOf(config, header);
+  }
+
+  #header(block: ChainBlock): EthBlockHeader & Pick<EthBlock, 'uncles' | 'withdrawals'> {
     const h = block.header;
-    return {
+    const own = {
       number: h.height,
       hash: block.hash,
       parentHash: h.lastBlockHash,
@@ -205,10 +247,11 @@ export class NodeEthBackend implements EthBackend {
       extraData: new Uint8Array(),
       size: BigInt(block.txs.reduce((n, tx) => n + tx.length, 0) + 600),
     };
+    return block.imported === undefined ? own : { ...own, ...importedBlockFields(block, () => this.#importedChain()) };
   }
 
   /** The block `id` names, or undefined when there is none. */
-  #stored(id: BlockId): StoredBlock | undefined {
+  #stored(id: BlockId): ChainBlock | undefined {
     try {
       return this.chain.block(id);
     } catch (error) {
@@ -289,7 +332,7 @@ export class NodeEthBackend implements EthBackend {
   receiptByHash(hash: Uint8Array): EthReceipt | null {
     const r: StoredReceipt | undefined = this.chain.blocks.receipt(hash);
     if (!r) return null;
-    return ethReceipt(r, () => this.chain.blocks.txByHash(hash)?.rawTx);
+    return ethReceipt(r, () => this.chain.blocks.txByHash(hash)?.rawTx, () => this.#blobGasPrice(r.blockHeight));
   }
 
   blockReceipts(id: BlockId): EthReceipt[] | null {
@@ -297,7 +340,9 @@ export class NodeEthBackend implements EthBackend {
     if (!block) return null;
     const receipts = this.chain.blocks.receiptsOfBlock(block.header.height);
     if (!receipts) return null;
-    return receipts.map((r) => ethReceipt(r, () => block.txs[r.txIndex]));
+    let blobGasPrice: bigint | undefined | null = null;
+    const price = (): bigint | undefined => (blobGasPrice === null ? (blobGasPrice = this.#blobGasPrice(block.header.height)) : blobGasPrice);
+    return receipts.map((r) => ethReceipt(r, () => block.txs[r.txIndex], price));
   }
 
   /**
@@ -322,9 +367,14 @@ export class NodeEthBackend implements EthBackend {
   }
 
   getLogs(query: LogQuery): EthLog[] {
-    return this.chain.blocks
-      .logs({ fromBlock: query.fromBlock, toBlock: query.toBlock, addresses: query.addresses, topics: query.topics })
-      .map(ethLog);
+    return this.chain.blocks.logs({ fromBlock: query.fromBlock, toBlock: query.toBlock, addresses: query.addresses, topics: query.topics }).map((log) => {
+      let view = this.#ethLogs.get(log);
+      if (view === undefined) {
+        view = ethLog(log);
+        this.#ethLogs.set(log, view);
+      }
+      return view;
+    });
   }
 
   getBalance(address: Uint8Array, at: BlockId): bigint {
@@ -354,9 +404,14 @@ export class NodeEthBackend implements EthBackend {
   #callBlock(height: number): CallBlock | undefined {
     const known = this.#callBlocks.get(height);
     if (known !== undefined) return known;
-    const header = height === 0 ? undefined : this.chain.blocks.byHeight(height)?.header;
-    if (header === undefined) return undefined;
-    const block = { timeMs: header.timeMs, proposer: header.proposer };
+    const stored = height === 0 && this.#importedChain() === undefined ? undefined : this.chain.blocks.byHeight(height);
+    if (stored === undefined) return undefined;
+    const { header } = stored;
+    // An imported block's fees are its own header's (0 before London), not this chain's.
+    const block: CallBlock =
+      stored.imported === undefined
+        ? { timeMs: header.timeMs, proposer: header.proposer }
+        : { timeMs: header.timeMs, proposer: header.proposer, baseFee: header.baseFee, gasLimit: header.gasLimit };
     this.#callBlocks.set(height, block);
     return block;
   }
@@ -377,7 +432,7 @@ export class NodeEthBackend implements EthBackend {
   async estimateGas(request: CallRequest, at: BlockId, overrides: StateOverrides | undefined): Promise<EstimateOutcome> {
     const state = this.chain.stateAt(at);
     try {
-      const gas = await this.app.estimateGas(appCallRequest(request), state, appStateOverrides(overrides));
+      const gas = await this.app.estimateGas(appCallRequest(request), state, appStateOverrides(overrides), this.#callBlock(state.height));
       return { status: 'success', gas };
     } catch (error) {
       if (error instanceof CallRevertedError) return { status: 'reverted', returnData: error.data };

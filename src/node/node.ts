@@ -37,6 +37,7 @@ import { ChainProvider } from '../provider/index.js';
 import { bytesHex, plainHex } from '../util/hex.js';
 import { snapshotsDir } from '../store/index.js';
 import { traceLimitsOf } from '../trace/index.js';
+import { importedNextBaseFee } from './imported-fees.js';
 
 /** Ports the node listens on (0 in tests picks free ones). */
 export interface BoundPorts {
@@ -229,6 +230,7 @@ export class StrataNode {
       const resume = await reconcileWithBlockStore(app, store, paths, logger);
       await replayStoredBlocks(app, store, logger);
       const chain = new ChainProvider(app, store);
+      const admissionBaseFee = importedNextBaseFee(chain.blocks) ?? BigInt(genesis.params.min_base_fee);
       const mp = config.node.mempool;
       const mempool = new Mempool({
         size: mp.size,
@@ -239,7 +241,7 @@ export class StrataNode {
         maxTxsPerSender: mp.maxTxsPerSender,
         height: stored,
         check: (raw): CheckResult => {
-          const verdict = app.validateTx(raw);
+          const verdict = app.validateTx(raw, admissionBaseFee);
           if (!verdict.ok) return { ok: false, reason: verdict.error.message };
           const tx = verdict.tx;
           // A gap in a sender's nonces is refused rather than queued: an RPC client gets the
@@ -247,8 +249,7 @@ export class StrataNode {
           const sender = bytesHex(tx.sender);
           const next = mempool.pendingNonce(sender);
           if (tx.nonce > next) return { ok: false, reason: `nonce too high: next nonce ${next}, tx nonce ${tx.nonce}` };
-          const baseFee = BigInt(genesis.params.min_base_fee);
-          const tipCap = tx.maxFeePerGas - baseFee;
+          const tipCap = tx.maxFeePerGas - admissionBaseFee;
           return {
             ok: true,
             tx: {

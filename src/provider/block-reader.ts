@@ -30,16 +30,24 @@ export class BlockReader {
     return this.store.blockByHeight(height);
   }
 
-  /** The block with `hash` (the zero hash names the genesis block of this chain). */
+  /**
+   * The block with `hash`. The zero hash names the genesis block of this chain, which no record
+   * holds; an imported chain stores its genesis under its Ethereum hash, and there the zero
+   * hash names nothing.
+   */
   byHash(hash: Uint8Array): ChainBlock | undefined {
-    if (ZERO_HASH.equals(hash)) return this.byHeight(0);
+    if (this.#zeroNamesGenesis(hash)) return this.byHeight(0);
     return this.store.blockByHash(hash);
   }
 
-  /** The height of the block with `hash`. */
+  /** The height of the block with `hash` (the zero hash as in byHash). */
   heightOfHash(hash: Uint8Array): number | undefined {
-    if (ZERO_HASH.equals(hash)) return 0;
+    if (this.#zeroNamesGenesis(hash)) return 0;
     return this.store.heightOfHash(hash);
+  }
+
+  #zeroNamesGenesis(hash: Uint8Array): boolean {
+    return ZERO_HASH.equals(hash) && this.store.hashAt(0) === undefined;
   }
 
   /** The hash of the block at `height` (BLOCKHASH, parent hashes). */

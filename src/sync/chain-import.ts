@@ -14,6 +14,7 @@ import { executeImportedBlock, type ImportedTxOutcome } from '../app/imported-ch
 import type { Logger } from '../log/logger.js';
 import { EMPTY_BLOOM, ZERO_HASH, txRoot, type Block, type BlockHeader } from '../chain/block.js';
 import { BlockStore, type Receipt } from '../chain/block-store.js';
+import { encodeBodyExtras } from '../chain/ethereum-header.js';
 import { buildGenesis, type GenesisFile } from '../chain/genesis-file.js';
 import { validatorKey } from '../chain/keys.js';
 import { ChainProvider } from '../provider/index.js';
@@ -163,7 +164,7 @@ export async function importChain(input: ChainImportInput): Promise<ChainImportS
         { header: headerOf(config, block, appHashBefore, rawTxs), txs: rawTxs, signature: NO_SIGNATURE },
         outcome.txs.map(receiptOf),
         [],
-        { hash: outcome.hash, header: block.header.serialize() },
+        { hash: outcome.hash, header: block.header.serialize(), body: encodeBodyExtras(block.uncleHeaders.map((u) => u.raw()), block.withdrawals?.map((w) => w.raw())) },
       );
       txCount += outcome.txs.length;
       input.onBlock?.({ number, hash: bytesHex(outcome.hash), txs: outcome.txs.length, gasUsed: block.header.gasUsed, appHash: bytesHex(appHash) });

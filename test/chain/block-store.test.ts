@@ -4,6 +4,7 @@ import { rmSync } from 'node:fs';
 import { blockHash, txHash } from '../../src/chain/block.js';
 import { BlockStore, BlockStoreError, type Receipt } from '../../src/chain/block-store.js';
 import { PlainKv } from '../../src/store/index.js';
+import { encode as rlpEncode } from '@ethereumjs/rlp';
 import { join } from 'node:path';
 import { PROPOSER, address, fakeTx, receipt, signedBlock, topic } from './fixtures.js';
 
@@ -103,6 +104,27 @@ t.test('log scan crosses bloom batch boundaries', async (t) => {
   await store.close();
 });
 
+t.test('log records written in the older form (logs only, no block hash or tx hashes) are still read', async (t) => {
+  const dir = t.testdir();
+  let store = await BlockStore.open(dir);
+  await fillChain(store, 12);
+  const current = store.logs({ fromBlock: 1, toBlock: 12 });
+  const receipts = [7, 8].flatMap((h) => store.receiptsOfBlock(h)!);
+  await store.close();
+  // Rewrite the records of blocks 7 and 8 as [[txIndex, address, topics, data], …].
+  const kv = await PlainKv.open(join(dir, 'blockstore'));
+  const old = (h: number) =>
+    rlpEncode(current.filter((l) => l.blockHeight === h).map((l) => [l.txIndex === 0 ? new Uint8Array() : Uint8Array.of(l.txIndex), l.address, [...l.topics], l.data]));
+  const recordKey = (h: number) => Buffer.concat([Buffer.from([0x05]), Buffer.from(h.toString(16).padStart(16, '0'), 'hex')]);
+  t.ok(kv.get(recordKey(7)), 'block 7 has a log record');
+  await kv.write([7, 8].map((h) => ({ key: recordKey(h), value: old(h) })), { sync: true });
+  await kv.close();
+  store = await BlockStore.open(dir);
+  t.same(store.logs({ fromBlock: 1, toBlock: 12 }), current, 'a range over both forms gives the same logs');
+  t.same([7, 8].flatMap((h) => store.receiptsOfBlock(h)!), receipts, 'and receipts keep their logs');
+  await store.close();
+});
+
 t.test('refuses blocks that do not extend the chain', async (t) => {
   const store = await BlockStore.open(t.testdir());
   const hashes = await fillChain(store, 2);
@@ -173,5 +195,25 @@ t.test('hashAt answers the hash of a stored height, and forgets truncated height
   const replaced = signedBlock(5, hashes[3]!, [fakeTx()]);
   const hash = await store.saveBlock(replaced, [receipt([])], [{ validatorAddress: PROPOSER, timestampMs: replaced.header.timeMs, signature: replaced.signature }]);
   t.same(store.hashAt(5), hash, 'the block saved in its place');
+  await store.close();
+});
+
+t.test('logs a query remembers are forgotten with their blocks on a rollback', async (t) => {
+  const store = await BlockStore.open(t.testdir());
+  const hashes = await fillChain(store, 6);
+  const before = store.logs({ fromBlock: 4, toBlock: 4 });
+  t.equal(before.length, 1, 'block 4 has one log');
+  t.same(store.logs({ fromBlock: 4, toBlock: 4 }), before, 'asked again (remembered)');
+  await store.truncateAbove(3);
+  t.same(store.logs({ fromBlock: 1, toBlock: 6 }).map((l) => l.blockHeight), [1, 2, 2], 'the truncated blocks have no logs');
+  const replaced = signedBlock(4, hashes[2]!, [fakeTx(), fakeTx()]);
+  const logged = { address: address(3), topics: [topic(44)], data: Buffer.from([4]) };
+  const hash = await store.saveBlock(replaced, [receipt([]), receipt([logged])], [{ validatorAddress: PROPOSER, timestampMs: replaced.header.timeMs, signature: replaced.signature }]);
+  const after = store.logs({ fromBlock: 4, toBlock: 4 });
+  t.equal(after.length, 1, 'the block saved in its place has its own log');
+  t.same(after[0]!.topics, [topic(44)], 'with its topic');
+  t.same(after[0]!.blockHash, hash, 'its hash');
+  t.equal(after[0]!.txIndex, 1, 'and its transaction');
+  t.same(after[0]!.txHash, txHash(replaced.txs[1]!));
   await store.close();
 });

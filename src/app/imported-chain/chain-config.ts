@@ -114,6 +114,12 @@ export class ImportedChainConfig {
   readonly genesisGasLimit: bigint;
   readonly genesisCoinbase: Uint8Array;
   readonly genesisBaseFee: bigint;
+  /** The genesis header's proof-of-work fields, as the genesis file gives them. */
+  readonly genesisDifficulty: bigint;
+  readonly genesisExtraData: Uint8Array;
+  /** 8 bytes. */
+  readonly genesisNonce: Uint8Array;
+  readonly genesisMixHash: Uint8Array;
   readonly alloc: ReadonlyMap<string, EthAllocAccount>;
   readonly #common: Common;
 
@@ -130,6 +136,10 @@ export class ImportedChainConfig {
     this.genesisGasLimit = quantity(doc.gasLimit, 'gasLimit');
     this.genesisBaseFee = quantity(doc.baseFeePerGas, 'baseFeePerGas');
     this.genesisCoinbase = word(doc.coinbase ?? '0x', 'coinbase').subarray(12);
+    this.genesisDifficulty = quantity(doc.difficulty, 'difficulty');
+    this.genesisExtraData = hexBytes(doc.extraData, 'extraData');
+    this.genesisNonce = word(doc.nonce ?? '0x', 'nonce').subarray(24);
+    this.genesisMixHash = word(doc.mixHash ?? '0x', 'mixHash');
     this.alloc = parseAlloc(doc.alloc);
     try {
       this.#common = createCommonFromGethGenesis(doc as unknown as GethGenesis, { chain: `chain-${this.chainId}`, customCrypto: nativeCrypto });
@@ -155,6 +165,11 @@ export class ImportedChainConfig {
     const common = this.#common.copy();
     common.setHardforkBy({ blockNumber: number, timestamp });
     return common;
+  }
+
+  /** True when the genesis block already has a base fee (London from block 0). */
+  genesisHasBaseFee(): boolean {
+    return this.commonAt(0n, this.genesisTimestamp).isActivatedEIP(1559);
   }
 
   /** The genesis alloc as module-store changesets (the state at height 0). */

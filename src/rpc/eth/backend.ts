@@ -18,10 +18,29 @@ export interface AccessListEntry {
   readonly storageKeys: readonly Uint8Array[];
 }
 
+/** One authorization of an EIP-7702 transaction: the signer lets `address`'s code run as its own. */
+export interface EthAuthorization {
+  readonly chainId: bigint;
+  readonly address: Uint8Array;
+  readonly nonce: bigint;
+  readonly yParity: bigint;
+  readonly r: bigint;
+  readonly s: bigint;
+}
+
+/** One withdrawal of a block (EIP-4895). */
+export interface EthWithdrawal {
+  readonly index: bigint;
+  readonly validatorIndex: bigint;
+  readonly address: Uint8Array;
+  /** In gwei. */
+  readonly amount: bigint;
+}
+
 /** A signed transaction, decoded. */
 export interface EthTransaction {
   readonly hash: Uint8Array;
-  /** 0 legacy, 1 access list (EIP-2930), 2 dynamic fee (EIP-1559). */
+  /** 0 legacy, 1 access list (EIP-2930), 2 dynamic fee (EIP-1559), 3 blob (EIP-4844), 4 set code (EIP-7702). */
   readonly type: number;
   readonly nonce: bigint;
   readonly from: Uint8Array;
@@ -32,14 +51,20 @@ export interface EthTransaction {
   readonly gas: bigint;
   /** Types 0 and 1. */
   readonly gasPrice?: bigint;
-  /** Type 2. */
+  /** Types 2, 3 and 4. */
   readonly maxFeePerGas?: bigint;
-  /** Type 2. */
+  /** Types 2, 3 and 4. */
   readonly maxPriorityFeePerGas?: bigint;
+  /** Type 3. */
+  readonly maxFeePerBlobGas?: bigint;
+  /** Type 3. */
+  readonly blobVersionedHashes?: readonly Uint8Array[];
+  /** Type 4. */
+  readonly authorizationList?: readonly EthAuthorization[];
   readonly input: Uint8Array;
   /** Absent for a legacy transaction without EIP-155 replay protection. */
   readonly chainId?: bigint;
-  /** Types 1 and 2. */
+  /** Types 1 to 4. */
   readonly accessList?: readonly AccessListEntry[];
   readonly v: bigint;
   readonly r: bigint;
@@ -81,14 +106,32 @@ export interface EthBlockHeader {
   readonly gasLimit: bigint;
   readonly gasUsed: bigint;
   readonly baseFeePerGas: bigint;
+  /** True for a block that predates EIP-1559 (an imported one): it has no base fee to show. */
+  readonly noBaseFee?: boolean;
   readonly extraData: Uint8Array;
   /** Encoded size of the block in bytes. */
   readonly size: bigint;
+  /** The proof-of-work fields of the block's own header (an imported block); 0 and zeros otherwise. */
+  readonly difficulty?: bigint;
+  readonly mixHash?: Uint8Array;
+  /** 8 bytes. */
+  readonly nonce?: Uint8Array;
+  readonly sha3Uncles?: Uint8Array;
+  /** The header fields later forks added, where the block's own header has them. */
+  readonly withdrawalsRoot?: Uint8Array;
+  readonly blobGasUsed?: bigint;
+  readonly excessBlobGas?: bigint;
+  readonly parentBeaconBlockRoot?: Uint8Array;
+  readonly requestsHash?: Uint8Array;
 }
 
 /** A block with its transactions in order. */
 export interface EthBlock extends EthBlockHeader {
   readonly transactions: readonly EthTransaction[];
+  /** Hashes of the uncle headers (an imported proof-of-work block may have some). */
+  readonly uncles?: readonly Uint8Array[];
+  /** From Shanghai on (an imported block). */
+  readonly withdrawals?: readonly EthWithdrawal[];
 }
 
 /** An EVM log with its position in the chain. */
@@ -126,6 +169,10 @@ export interface EthReceipt {
   /** 1 success, 0 failure. */
   readonly status: 0 | 1;
   readonly type: number;
+  /** A blob transaction's blob gas (EIP-4844). */
+  readonly blobGasUsed?: bigint;
+  /** The blob base fee of the block of a blob transaction. */
+  readonly blobGasPrice?: bigint;
 }
 
 /**

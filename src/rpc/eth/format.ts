@@ -12,25 +12,32 @@ export type JsonObject = Record<string, unknown>;
 
 /** Header fields shared by blocks and newHeads notifications. */
 export function formatHeader(header: EthBlockHeader): JsonObject {
-  return {
-    baseFeePerGas: quantity(header.baseFeePerGas),
-    difficulty: '0x0',
-    extraData: bytesHex(header.extraData),
-    gasLimit: quantity(header.gasLimit),
-    gasUsed: quantity(header.gasUsed),
-    hash: bytesHex(header.hash),
-    logsBloom: bytesHex(header.logsBloom),
-    miner: bytesHex(header.miner),
-    mixHash: ZERO_HASH,
-    nonce: ZERO_NONCE,
-    number: quantity(header.number),
-    parentHash: bytesHex(header.parentHash),
-    receiptsRoot: bytesHex(header.receiptsRoot),
-    sha3Uncles: EMPTY_UNCLES_HASH,
-    stateRoot: bytesHex(header.stateRoot),
-    timestamp: quantity(header.timestamp),
-    transactionsRoot: bytesHex(header.transactionsRoot),
-  };
+  // geth writes a header as a Go map, so its members come out in key order; the fields a fork
+  // added appear only where the header has them.
+  const out: JsonObject = {};
+  if (header.noBaseFee !== true) out['baseFeePerGas'] = quantity(header.baseFeePerGas);
+  if (header.blobGasUsed !== undefined) out['blobGasUsed'] = quantity(header.blobGasUsed);
+  out['difficulty'] = quantity(header.difficulty ?? 0n);
+  if (header.excessBlobGas !== undefined) out['excessBlobGas'] = quantity(header.excessBlobGas);
+  out['extraData'] = bytesHex(header.extraData);
+  out['gasLimit'] = quantity(header.gasLimit);
+  out['gasUsed'] = quantity(header.gasUsed);
+  out['hash'] = bytesHex(header.hash);
+  out['logsBloom'] = bytesHex(header.logsBloom);
+  out['miner'] = bytesHex(header.miner);
+  out['mixHash'] = header.mixHash === undefined ? ZERO_HASH : bytesHex(header.mixHash);
+  out['nonce'] = header.nonce === undefined ? ZERO_NONCE : bytesHex(header.nonce);
+  out['number'] = quantity(header.number);
+  if (header.parentBeaconBlockRoot !== undefined) out['parentBeaconBlockRoot'] = bytesHex(header.parentBeaconBlockRoot);
+  out['parentHash'] = bytesHex(header.parentHash);
+  out['receiptsRoot'] = bytesHex(header.receiptsRoot);
+  if (header.requestsHash !== undefined) out['requestsHash'] = bytesHex(header.requestsHash);
+  out['sha3Uncles'] = header.sha3Uncles === undefined ? EMPTY_UNCLES_HASH : bytesHex(header.sha3Uncles);
+  out['stateRoot'] = bytesHex(header.stateRoot);
+  out['timestamp'] = quantity(header.timestamp);
+  out['transactionsRoot'] = bytesHex(header.transactionsRoot);
+  if (header.withdrawalsRoot !== undefined) out['withdrawalsRoot'] = bytesHex(header.withdrawalsRoot);
+  return out;
 }
 
 /** A block: hashes only, or full transaction objects when `fullTransactions`. */
@@ -47,12 +54,26 @@ export function formatBlock(block: EthBlock, fullTransactions: boolean): JsonObj
         }),
       )
     : block.transactions.map((tx) => bytesHex(tx.hash));
-  return { ...header, size: quantity(block.size), transactions, uncles: [] };
+  const out: JsonObject = { ...header, size: quantity(block.size), transactions, uncles: (block.uncles ?? []).map(bytesHex) };
+  if (block.withdrawals !== undefined) {
+    out['withdrawals'] = block.withdrawals.map((w) => ({
+      index: quantity(w.index),
+      validatorIndex: quantity(w.validatorIndex),
+      address: bytesHex(w.address),
+      amount: quantity(w.amount),
+    }));
+  }
+  return out;
+}
+
+/** Transaction types that price gas by EIP-1559's fee cap and tip. */
+function hasFeeCap(type: number): boolean {
+  return type === 2 || type === 3 || type === 4;
 }
 
 /** The price a transaction paid per gas: a dynamic-fee tx pays base fee + capped tip once mined. */
 export function effectiveGasPrice(tx: EthTransaction, baseFeePerGas: bigint | undefined): bigint {
-  if (tx.type !== 2) return tx.gasPrice ?? 0n;
+  if (!hasFeeCap(tx.type)) return tx.gasPrice ?? 0n;
   const maxFee = tx.maxFeePerGas ?? 0n;
   if (baseFeePerGas === undefined) return maxFee;
   const tip = tx.maxPriorityFeePerGas ?? 0n;
@@ -70,10 +91,11 @@ export function formatTransaction(tx: EthTransaction, position: TxPosition | nul
     gas: quantity(tx.gas),
     gasPrice: quantity(effectiveGasPrice(tx, position?.baseFeePerGas)),
   };
-  if (tx.type === 2) {
+  if (hasFeeCap(tx.type)) {
     out['maxFeePerGas'] = quantity(tx.maxFeePerGas ?? 0n);
     out['maxPriorityFeePerGas'] = quantity(tx.maxPriorityFeePerGas ?? 0n);
   }
+  if (tx.type === 3) out['maxFeePerBlobGas'] = quantity(tx.maxFeePerBlobGas ?? 0n);
   out['hash'] = bytesHex(tx.hash);
   out['input'] = bytesHex(tx.input);
   out['nonce'] = quantity(tx.nonce);
@@ -88,6 +110,17 @@ export function formatTransaction(tx: EthTransaction, position: TxPosition | nul
     }));
   }
   if (tx.chainId !== undefined) out['chainId'] = quantity(tx.chainId);
+  if (tx.type === 3) out['blobVersionedHashes'] = (tx.blobVersionedHashes ?? []).map(bytesHex);
+  if (tx.type === 4) {
+    out['authorizationList'] = (tx.authorizationList ?? []).map((a) => ({
+      chainId: quantity(a.chainId),
+      address: bytesHex(a.address),
+      nonce: quantity(a.nonce),
+      yParity: quantity(a.yParity),
+      r: quantity(a.r),
+      s: quantity(a.s),
+    }));
+  }
   out['v'] = quantity(tx.v);
   out['r'] = quantity(tx.r);
   out['s'] = quantity(tx.s);
@@ -111,9 +144,61 @@ export function formatLog(log: EthLog): JsonObject {
   };
 }
 
+/**
+ * Log objects already built, by the log they render. A backend that hands out the same EthLog
+ * for a log it remembers (eth_getLogs over recently queried blocks) gets the same object back
+ * instead of a new one; the entry goes with the log.
+ */
+const formattedLogs = new WeakMap<EthLog, JsonObject>();
+
+/**
+ * Log objects of logs in chain order: logs of one block (and of one transaction) come
+ * together, so their block and transaction members are converted to hex once, not per log.
+ * The returned objects may be shared between responses and must not be changed.
+ */
+export function formatLogs(logs: readonly EthLog[]): JsonObject[] {
+  const out: JsonObject[] = new Array(logs.length);
+  let block: { number: number; hash: string; numberHex: string; timestamp: string } | undefined;
+  let tx: { index: number; hash: string; indexHex: string } | undefined;
+  for (let i = 0; i < logs.length; i++) {
+    const log = logs[i]!;
+    const known = formattedLogs.get(log);
+    if (known !== undefined) {
+      out[i] = known;
+      continue;
+    }
+    if (block === undefined || block.number !== log.blockNumber) {
+      block = { number: log.blockNumber, hash: bytesHex(log.blockHash), numberHex: quantity(log.blockNumber), timestamp: quantity(log.blockTimestamp) };
+      tx = undefined;
+    }
+    if (tx === undefined || tx.index !== log.transactionIndex) {
+      tx = { index: log.transactionIndex, hash: bytesHex(log.transactionHash), indexHex: quantity(log.transactionIndex) };
+    }
+    const formatted: JsonObject = {
+      address: bytesHex(log.address),
+      topics: log.topics.map(bytesHex),
+      data: bytesHex(log.data),
+      blockNumber: block.numberHex,
+      transactionHash: tx.hash,
+      transactionIndex: tx.indexHex,
+      blockHash: block.hash,
+      blockTimestamp: block.timestamp,
+      logIndex: quantity(log.logIndex),
+      removed: false,
+    };
+    formattedLogs.set(log, formatted);
+    out[i] = formatted;
+  }
+  return out;
+}
+
 /** A receipt object. */
 export function formatReceipt(receipt: EthReceipt): JsonObject {
+  const blob: JsonObject = {};
+  if (receipt.blobGasPrice !== undefined) blob['blobGasPrice'] = quantity(receipt.blobGasPrice);
+  if (receipt.blobGasUsed !== undefined) blob['blobGasUsed'] = quantity(receipt.blobGasUsed);
   return {
+    ...blob,
     blockHash: bytesHex(receipt.blockHash),
     blockNumber: quantity(receipt.blockNumber),
     blockTimestamp: quantity(receipt.blockTimestamp),
@@ -122,7 +207,7 @@ export function formatReceipt(receipt: EthReceipt): JsonObject {
     effectiveGasPrice: quantity(receipt.effectiveGasPrice),
     from: bytesHex(receipt.from),
     gasUsed: quantity(receipt.gasUsed),
-    logs: receipt.logs.map(formatLog),
+    logs: formatLogs(receipt.logs),
     logsBloom: bytesHex(receipt.logsBloom),
     status: quantity(receipt.status),
     to: receipt.to === null ? null : bytesHex(receipt.to),
