@@ -15,7 +15,7 @@ import { ProposalFileError, loadProposal, proposalPath, removeProposal, type Pro
 import { loadConfig, type LoadedConfig } from '../config/index.js';
 import { VERSION } from './version.js';
 import { Logger } from '../log/logger.js';
-import { registerConsensusRoutes, registerMetricsRoute } from '../rpc/consensus/index.js';
+import { lagStatus, registerConsensusRoutes, registerMetricsRoute } from '../rpc/consensus/index.js';
 import { createDebugMethods } from '../rpc/debug/index.js';
 import { createEthMethods } from '../rpc/eth/index.js';
 import { rpcErrorOf } from '../rpc/errors.js';
@@ -35,6 +35,7 @@ import { WorkerCallExecutor, WorkerDebugBackend, WorkerPool } from './execution-
 import { ChainProvider } from '../provider/index.js';
 import { bytesHex, plainHex } from '../util/hex.js';
 import { traceLimitsOf } from '../trace/index.js';
+import { NodeMetrics } from './metrics.js';
 
 /** Ports the node listens on (0 in tests picks free ones). */
 export interface BoundPorts {
@@ -269,12 +270,24 @@ export class StrataNode {
       closers.unshift(async () => rpc.filters.close());
       const debug = new WorkerDebugBackend(workers.traces, app, chain, store, traceLimitsOf(config.app.evm));
       const methods = { ...rpc.methods, ...createDebugMethods(debug) };
+      // The gauges read the consensus backend, which exists by the time anything scrapes.
+      const nodeMetrics = new NodeMetrics({
+        height: () => app.height(),
+        lag: () => lagStatus(consensusBackend).lag,
+        peers: () => consensusBackend.peers().length,
+        mempoolSize: () => mempool.size,
+        mempoolCapacity: mp.size,
+        pools: workers,
+        dataDir: paths.data,
+      });
+      app.observeBlockStages((stage, seconds) => nodeMetrics.observeBlockStage(stage, seconds));
       const dispatcher = new Dispatcher(methods, {
         maxBatchSize: config.app.evm.maxBatchSize,
         maxInFlight: config.app.evm.maxConcurrentRequests,
         maxResponseBytes: config.app.evm.maxResponseBytes,
         logger,
         mapError: rpcErrorOf,
+        observe: (method, seconds, ok) => nodeMetrics.observeRpc(method, seconds, ok),
       });
       const transportOptions = { logger, maxBodyBytes: config.app.evm.maxBodyBytes };
       const listen = async (transport: HttpTransport, host: string, port: number): Promise<number> => {
@@ -309,15 +322,7 @@ export class StrataNode {
       );
       registerConsensusRoutes(consensus, consensusBackend, { lagThreshold: config.node.rpc.lagThreshold });
       const metrics = createHttpTransport({ logger });
-      registerMetricsRoute(metrics, () => [
-        { name: 'strata_block_height', help: 'Latest committed block height.', type: 'gauge', value: app.height() },
-        { name: 'strata_mempool_size', help: 'Transactions in the mempool.', type: 'gauge', value: mempool.size },
-        ...(['calls', 'traces'] as const).flatMap((pool) => [
-          { name: 'strata_execution_workers', help: 'Execution worker threads running.', type: 'gauge' as const, value: workers[pool].size, labels: { pool } },
-          { name: 'strata_execution_tasks_running', help: 'Calls or traces running on execution workers.', type: 'gauge' as const, value: workers[pool].running, labels: { pool } },
-          { name: 'strata_execution_tasks_queued', help: 'Calls or traces waiting for an execution worker.', type: 'gauge' as const, value: workers[pool].queued, labels: { pool } },
-        ]),
-      ]);
+      registerMetricsRoute(metrics, () => nodeMetrics.scrape());
 
       const ports: BoundPorts = {
         http: evm.httpEnabled ? await listen(http, evm.httpAddress, override.http ?? evm.httpPort) : 0,
