@@ -3,6 +3,7 @@
  * `stratad`: the Strata node binary.
  */
 import { Builtins, Cli } from 'clipanion';
+import { CrashReportCommand } from './commands/crash-report.js';
 import { DebugDumpIavlCommand } from './commands/debug-dump-iavl.js';
 import { DebugImportEthChainCommand } from './commands/debug-import-eth-chain.js';
 import { InitCommand } from './commands/init.js';
@@ -24,4 +25,5 @@ cli.register(SnapshotsExportCommand);
 cli.register(SnapshotsRestoreCommand);
 cli.register(DebugDumpIavlCommand);
 cli.register(DebugImportEthChainCommand);
+cli.register(CrashReportCommand);
 await cli.runExit(process.argv.slice(2));

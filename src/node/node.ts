@@ -6,6 +6,7 @@
  * queue is drained).
  */
 import { existsSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import type { App, Genesis } from '../app/index.js';
 import { BlockStore } from '../chain/block-store.js';
@@ -15,6 +16,9 @@ import { ProposalFileError, loadProposal, proposalPath, removeProposal, type Pro
 import { loadConfig, type LoadedConfig } from '../config/index.js';
 import { VERSION } from './version.js';
 import { Logger } from '../log/logger.js';
+import { LogRing } from '../log/ring-buffer.js';
+import { RotatingFile } from '../log/rotating-file.js';
+import { CrashReporter, TestCrashError, testCrashHeight } from './crash-report.js';
 import { lagStatus, registerConsensusRoutes, registerMetricsRoute } from '../rpc/consensus/index.js';
 import { createDebugMethods } from '../rpc/debug/index.js';
 import { createEthMethods } from '../rpc/eth/index.js';
@@ -166,6 +170,16 @@ async function reconcileWithBlockStore(app: App, store: BlockStore, paths: HomeP
   return proposal && { proposal, executed: false };
 }
 
+/** The `[log] file` of config.toml, rotated by size; undefined when it is not set. */
+function openLogFile(home: string, settings: LoadedConfig['node']['log']): RotatingFile | undefined {
+  if (!settings.file) return undefined;
+  return new RotatingFile({
+    path: isAbsolute(settings.file) ? settings.file : join(home, settings.file),
+    maxBytes: settings.maxFileSizeMb * 1024 * 1024,
+    keep: settings.maxFiles,
+  });
+}
+
 /** One running node. */
 export class StrataNode {
   readonly #closers: Array<() => Promise<void>> = [];
@@ -181,6 +195,9 @@ export class StrataNode {
     readonly logger: Logger,
     /** Resolves with the failure that halted block production; the node is then stopping. */
     readonly halted: Promise<Error>,
+    /** Writes `data/crash-reports/<time>.json` (the start command calls it on an uncaught failure). */
+    readonly crashReports: CrashReporter,
+    private readonly logFile: RotatingFile | undefined,
   ) {}
 
   /** Starts the node of `home`; `portOverride` replaces the configured ports (tests). */
@@ -190,7 +207,13 @@ export class StrataNode {
       throw new NodeStartError(`${paths.genesis} does not exist; run \`stratad init --chain-id <id> <moniker> --home ${paths.home}\` first`);
     }
     const config = await loadConfig(paths.home);
-    const logger = options.logger ?? new Logger({ level: config.node.logLevel, format: config.node.logFormat });
+    // Every line also goes to the ring a crash report carries and, when configured, to the log file.
+    const ring = new LogRing();
+    let logFile: RotatingFile | undefined;
+    const logger = (options.logger ?? new Logger({ level: config.node.logLevel, format: config.node.logFormat })).tee((line) => {
+      ring.push(line);
+      logFile?.write(line);
+    });
     for (const warning of config.warnings) logger.warn(warning.message);
     // Whatever can refuse the start is checked before a store is opened: a refused start
     // changes nothing on disk.
@@ -204,7 +227,16 @@ export class StrataNode {
       const { claim, reason } = busy;
       throw new NodeStartError(`cannot listen on ${claim.host}:${claim.port} (${claim.setting}): ${reason}; stop the process that uses it, or configure another port`);
     }
-    const app = await openHomeApp(paths, config, logger);
+    // Opened only now: a refused start changes nothing on disk. The lines so far come from the ring.
+    logFile = openLogFile(paths.home, config.node.log);
+    if (logFile) for (const line of ring.snapshot().lines) logFile.write(line);
+    let app: App;
+    try {
+      app = await openHomeApp(paths, config, logger);
+    } catch (error) {
+      logFile?.close();
+      throw error;
+    }
     const genesis: Genesis = app.genesis;
     const closers: Array<() => Promise<void>> = [() => app.close()];
     try {
@@ -321,6 +353,30 @@ export class StrataNode {
         isValidator && validatorKey && validatorAddress ? { address: validatorAddress, pubKey: validatorKey.publicKey, votingPower: 10n } : null,
       );
       registerConsensusRoutes(consensus, consensusBackend, { lagThreshold: config.node.rpc.lagThreshold });
+      const crashReports = new CrashReporter(paths.data, ring, () => {
+        const sync = consensusBackend.syncInfo();
+        return {
+          moniker: config.node.moniker,
+          nodeId: nodeKeyFile?.id ?? '',
+          chainId: genesis.chain_id,
+          validator: isValidator,
+          latestBlockHeight: sync.latestBlockHeight,
+          latestBlockHash: plainHex(sync.latestBlockHash).toUpperCase(),
+          latestAppHash: plainHex(sync.latestAppHash).toUpperCase(),
+          catchingUp: sync.catchingUp,
+          halted: sync.halted ?? null,
+          peers: consensusBackend.peers().length,
+          lag: lagStatus(consensusBackend).lag,
+          mempoolSize: mempool.size,
+        };
+      });
+      const crashAt = testCrashHeight();
+      const afterBlockForTest = (height: number): void => {
+        if (crashAt === undefined || height < crashAt) return;
+        setImmediate(() => {
+          throw new TestCrashError(height);
+        });
+      };
       const metrics = createHttpTransport({ logger });
       registerMetricsRoute(metrics, () => nodeMetrics.scrape());
 
@@ -350,6 +406,11 @@ export class StrataNode {
             onApplied: (block) => {
               eth.publishBlock(block.header.height);
               snapshots.afterBlock(block.header.height);
+              afterBlockForTest(block.header.height);
+            },
+            onHalt: (error) => {
+              const report = crashReports.write('block sync halted', error);
+              logger.error('crash report written', { path: report });
             },
           })
         : undefined;
@@ -374,6 +435,7 @@ export class StrataNode {
             eth.publishBlock(block.header.height);
             snapshots.afterBlock(block.header.height);
             network?.announce(block.header.height);
+            afterBlockForTest(block.header.height);
           },
           proposalPath: proposalPath(paths.data),
           resume,
@@ -382,12 +444,13 @@ export class StrataNode {
         producer.start(config.node.consensus.timeoutCommit.toMilliseconds());
       }
       if (!genesisRecorded) recordGenesis(paths.genesis, paths.data);
-      const node = new StrataNode(paths, app, store, mempool, ports, producer, logger, halted);
+      const node = new StrataNode(paths, app, store, mempool, ports, producer, logger, halted, crashReports, logFile);
       node.#closers.push(...closers);
       // A validator that cannot produce must not keep serving a chain that stopped: its state
       // may hold a block its store does not, and only a restart reconciles them.
       void halted.then((error) => {
         logger.error('stopping the node: block production failed', { error: error.message });
+        logger.error('crash report written', { path: crashReports.write('block production halted', error) });
         return node.stop();
       });
       logger.info('node started', {
@@ -402,6 +465,7 @@ export class StrataNode {
       return node;
     } catch (error) {
       for (const close of closers) await close().catch(() => undefined);
+      logFile?.close();
       throw error;
     }
   }
@@ -418,6 +482,7 @@ export class StrataNode {
         }
       }
       this.logger.info('node stopped');
+      this.logFile?.close();
     })();
     return this.#stopping;
   }
