@@ -4,6 +4,7 @@
  */
 import { Builtins, Cli } from 'clipanion';
 import { CrashReportCommand } from './commands/crash-report.js';
+import { DoctorCommand } from './commands/doctor.js';
 import { DebugDumpIavlCommand } from './commands/debug-dump-iavl.js';
 import { DebugImportEthChainCommand } from './commands/debug-import-eth-chain.js';
 import { InitCommand } from './commands/init.js';
@@ -26,4 +27,5 @@ cli.register(SnapshotsRestoreCommand);
 cli.register(DebugDumpIavlCommand);
 cli.register(DebugImportEthChainCommand);
 cli.register(CrashReportCommand);
+cli.register(DoctorCommand);
 await cli.runExit(process.argv.slice(2));
