@@ -5,6 +5,7 @@
  */
 import t from 'tap';
 import { loadConfig } from '../../src/config/index.js';
+import { NodeMetrics } from '../../src/node/metrics.js';
 import { initHome, startNode } from '../node/fixtures/node-process.js';
 import { rpcResult } from '../node/fixtures/rpc-client.js';
 import { waitUntil } from '../sync/fixtures/network.js';
@@ -78,4 +79,16 @@ t.test('/metrics of a running node', async (t) => {
     t.ok(value(second, 'strata_block_stage_duration_seconds_sum', { stage }) > 0, `${stage} took time`);
   }
   t.equal(await run.stop(), 0);
+});
+
+t.test('two nodes in one process keep separate registries', async (t) => {
+  const sources = { height: () => 1, lag: () => 0, peers: () => 0, mempoolSize: () => 0, mempoolCapacity: 10, pools: {}, dataDir: '/nonexistent' };
+  const a = new NodeMetrics(sources);
+  const b = new NodeMetrics({ ...sources, height: () => 2 });
+  a.observeRpc('eth_call', 0.01, true);
+  const [sa, sb] = [parseExposition((await a.scrape()).body), parseExposition((await b.scrape()).body)];
+  t.equal(sa.samples.get('strata_block_height'), 1);
+  t.equal(sb.samples.get('strata_block_height'), 2);
+  t.equal(sa.samples.get(sampleKey('strata_rpc_requests_total', { method: 'eth_call', outcome: 'ok' })), 1);
+  t.equal(sb.samples.get(sampleKey('strata_rpc_requests_total', { method: 'eth_call', outcome: 'ok' })), undefined, 'a call on one node is not counted on the other');
 });
