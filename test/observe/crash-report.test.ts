@@ -10,7 +10,12 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { CrashReport } from '../../src/node/crash-report.js';
 import { VERSION } from '../../src/node/version.js';
+import { createPublicClient, createWalletClient, http, parseEther, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { devAccounts } from '../../src/chain/genesis-file.js';
 import { startNode, stratad } from '../node/fixtures/node-process.js';
+import { chainOf } from '../node/fixtures/rpc-client.js';
+import { followerHome, validatorHome, waitUntil } from '../sync/fixtures/network.js';
 import { homeWith } from './fixtures/homes.js';
 
 const CRASH_AT = 1100;
@@ -63,4 +68,27 @@ t.test('an uncaught exception writes a crash report with the recent log and the 
   const none = stratad(['crash-report', '--home', empty, '--latest']);
   t.equal(none.status, 1);
   t.match(none.stderr, /no crash reports under .*crash-reports/);
+});
+
+t.test('a block sync halt (an app-hash mismatch) writes a crash report while the node keeps serving', async (t) => {
+  const validator = await validatorHome(t, 200);
+  await startNode(t, validator);
+  const chain = chainOf(validator.http, validator.ws);
+  const client = createPublicClient({ chain, transport: http(), pollingInterval: 50 });
+  const wallet = createWalletClient({ account: privateKeyToAccount(devAccounts(1)[0]!.privateKey as Hex), chain, transport: http() });
+  const hash = await wallet.sendTransaction({ to: '0x00000000000000000000000000000000000bad02', value: parseEther('1') });
+  const perturbed = Number((await client.waitForTransactionReceipt({ hash, pollingInterval: 50 })).blockNumber);
+  const follower = await followerHome(t, validator);
+  const run = await startNode(t, follower, { env: { STRATA_TEST_PERTURB_BALANCE_AT: String(perturbed) } });
+  const dir = join(follower.home, 'data', 'crash-reports');
+  await waitUntil('a crash report', () => run.output().includes('crash report written'), 120_000);
+  const [file] = readdirSync(dir);
+  const report = JSON.parse(readFileSync(join(dir, file!), 'utf8')) as CrashReport;
+  t.equal(report.reason, 'block sync halted');
+  t.equal(report.failures[0]!.name, 'AppHashMismatchError');
+  t.match(report.failures[0]!.stack, /wrong Block\.Header\.AppHash[^\n]*\n\s+at /);
+  t.match(report.status['halted'], 'wrong Block.Header.AppHash');
+  t.equal(report.status['latestBlockHeight'], perturbed);
+  t.ok(report.log.entries.some((line) => line.includes('wrong Block.Header.AppHash')), 'the mismatch line is in the kept log');
+  t.equal(await run.stop(), 0, 'the node was still running and stops cleanly');
 });
