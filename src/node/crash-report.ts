@@ -108,18 +108,21 @@ export function readCrashReport(path: string): CrashReport {
 }
 
 /**
- * `STRATA_TEST_CRASH_AT_HEIGHT`, for tests only: once the node has committed this height it
+ * `STRATA_TEST_THROW_AT_HEIGHT`, for tests only: once the node has committed this height it
  * throws from a timer, which nothing catches — the path of a real uncaught exception.
  */
 export function testCrashHeight(): number | undefined {
-  const text = process.env['STRATA_TEST_CRASH_AT_HEIGHT'];
-  return text === undefined || text === '' ? undefined : Number(text);
+  const text = process.env['STRATA_TEST_THROW_AT_HEIGHT'];
+  if (text === undefined || text === '') return undefined;
+  const height = Number(text);
+  if (!Number.isSafeInteger(height) || height < 1) throw new Error(`STRATA_TEST_THROW_AT_HEIGHT must be a block height (an integer >= 1), got "${text}"`);
+  return height;
 }
 
-/** Thrown by the test crash switch. */
+/** Thrown by the test switch STRATA_TEST_THROW_AT_HEIGHT. */
 export class TestCrashError extends Error {
   constructor(height: number) {
-    super(`STRATA_TEST_CRASH_AT_HEIGHT: crashing on purpose after block ${height}`);
+    super(`STRATA_TEST_THROW_AT_HEIGHT: crashing on purpose after block ${height}`);
     this.name = 'TestCrashError';
   }
 }

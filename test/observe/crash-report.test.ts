@@ -1,6 +1,6 @@
 /**
  * A crash writes `data/crash-reports/<time>.json`: a node run with the test switch
- * STRATA_TEST_CRASH_AT_HEIGHT throws an uncaught exception after that block; the report holds
+ * STRATA_TEST_THROW_AT_HEIGHT throws an uncaught exception after that block; the report holds
  * at least 1,000 log lines, the stack, the status and the versions, and `stratad crash-report`
  * bundles it into one file.
  */
@@ -23,7 +23,7 @@ const CRASH_AT = 1100;
 t.test('an uncaught exception writes a crash report with the recent log and the stack', async (t) => {
   // Debug logs one line per block ("executed block"), so 1,100 blocks give more than 1,000 lines.
   const home = await homeWith(t, 1, (node) => ({ ...node, logLevel: 'debug', logFormat: 'json' }));
-  const run = await startNode(t, home, { env: { STRATA_TEST_CRASH_AT_HEIGHT: String(CRASH_AT) } });
+  const run = await startNode(t, home, { env: { STRATA_TEST_THROW_AT_HEIGHT: String(CRASH_AT) } });
   const ended = await Promise.race([run.ended, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 600_000).unref())]);
   t.not(ended, 'timeout', 'the node crashed');
   if (ended === 'timeout') return;
@@ -44,7 +44,7 @@ t.test('an uncaught exception writes a crash report with the recent log and the 
   const failure = report.failures[0]!;
   t.equal(failure.name, 'TestCrashError');
   t.match(failure.message, `after block ${CRASH_AT}`);
-  t.match(failure.stack, /TestCrashError: STRATA_TEST_CRASH_AT_HEIGHT[^\n]*\n\s+at .*node\.ts:\d+/, 'the full stack, with frames');
+  t.match(failure.stack, /TestCrashError: STRATA_TEST_THROW_AT_HEIGHT[^\n]*\n\s+at .*node\.ts:\d+/, 'the full stack, with frames');
   t.ok(Number(report.status['latestBlockHeight']) >= CRASH_AT, 'the status at the crash');
   t.match(report.status['latestAppHash'], /^[0-9A-F]{64}$/);
   t.equal(report.versions.strata, VERSION);
