@@ -54,6 +54,11 @@ export interface AppOptions {
   allowUnprotectedTxs?: boolean;
 }
 
+/** Stages of a block whose duration the node's metrics record. */
+export type BlockStage = 'execute' | 'sc_commit' | 'ss_apply';
+/** Told how long each stage of each block took, in seconds. */
+export type BlockStageObserver = (stage: BlockStage, seconds: number) => void;
+
 /**
  * Runs eth_call / eth_estimateGas on the SS at a height, off the JavaScript thread that
  * produces blocks (the node's execution workers). Throws CallError subclasses as ethCall does.
@@ -142,6 +147,7 @@ export class App implements AppReader {
   #pendingGenesis: NamedChangeset[] | undefined;
   #genesisHash: Uint8Array | undefined;
   #closed = false;
+  #observeStage: BlockStageObserver = () => undefined;
   /** Serialises executeBlock calls. */
   #executing: Promise<unknown> = Promise.resolve();
 
@@ -278,6 +284,7 @@ export class App implements AppReader {
       decode: (raw) => this.#admitted.get(raw) ?? decodeTx(raw, this.common),
       hashes: this.#blockHash,
     });
+    this.#observeStage('execute', (performance.now() - started) / 1000);
     const info = await this.#commit(perturbedForTest(header.height, execution.changesets));
     const skipped = execution.txs.filter((t) => t.kind === 'skipped').length;
     this.#logger.debug('executed block', {
@@ -301,8 +308,11 @@ export class App implements AppReader {
 
   /** Commits one block's changesets to the SC (the app hash) and applies them to the SS at that version. */
   async #commit(changesets: NamedChangeset[]): Promise<{ version: number; appHash: Uint8Array }> {
+    const started = performance.now();
     this.#sc.applyChangesets(changesets);
     const info = await this.#sc.commit();
+    const committed = performance.now();
+    this.#observeStage('sc_commit', (committed - started) / 1000);
     const ssChangesets = this.#pendingGenesis ? mergeChangesets(this.#pendingGenesis, changesets) : changesets;
     this.#pendingGenesis = undefined;
     // After the SC was brought back below the SS (`stratad rollback --to-intact`), a
@@ -310,6 +320,7 @@ export class App implements AppReader {
     // stored headers' app hashes confirm it reproduces; the SS never goes back.
     if (info.version < Number(this.#ss.latestVersion())) return info;
     await this.#ss.applyChangesets(info.version, ssChangesets);
+    this.#observeStage('ss_apply', (performance.now() - committed) / 1000);
     return info;
   }
 
@@ -329,6 +340,11 @@ export class App implements AppReader {
     });
     this.#executing = run.catch(() => undefined);
     return run;
+  }
+
+  /** Reports each block stage's duration to `observer` from now on (the node's metrics). */
+  observeBlockStages(observer: BlockStageObserver): void {
+    this.#observeStage = observer;
   }
 
   /** Where BLOCKHASH finds ancestor hashes (the node's block store); zero hashes until set. */

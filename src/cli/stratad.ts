@@ -3,6 +3,8 @@
  * `stratad`: the Strata node binary.
  */
 import { Builtins, Cli } from 'clipanion';
+import { CrashReportCommand } from './commands/crash-report.js';
+import { DoctorCommand } from './commands/doctor.js';
 import { DebugDumpIavlCommand } from './commands/debug-dump-iavl.js';
 import { DebugImportEthChainCommand } from './commands/debug-import-eth-chain.js';
 import { InitCommand } from './commands/init.js';
@@ -26,4 +28,6 @@ cli.register(SnapshotsExportCommand);
 cli.register(SnapshotsRestoreCommand);
 cli.register(DebugDumpIavlCommand);
 cli.register(DebugImportEthChainCommand);
+cli.register(CrashReportCommand);
+cli.register(DoctorCommand);
 await cli.runExit(process.argv.slice(2));

@@ -90,6 +90,16 @@ export interface InstrumentationConfig {
   readonly prometheusListenAddr: HostPort;
 }
 
+/** `[log]`: a copy of the log in a file under the home, rotated by size. */
+export interface LogFileConfig {
+  /** `file`: path of the log file, relative to the home unless absolute; "" keeps the log on stderr only. */
+  readonly file: string;
+  /** `max-file-size-mb`: size at which the file is rotated, MiB. */
+  readonly maxFileSizeMb: number;
+  /** `max-files`: rotated files kept (`<file>.1` … `<file>.<n>`). */
+  readonly maxFiles: number;
+}
+
 /** Everything `config/config.toml` configures. */
 export interface NodeConfig extends NodeBaseConfig {
   /** `[rpc]`. */
@@ -104,6 +114,8 @@ export interface NodeConfig extends NodeBaseConfig {
   readonly consensus: ConsensusConfig;
   /** `[instrumentation]`. */
   readonly instrumentation: InstrumentationConfig;
+  /** `[log]`. */
+  readonly log: LogFileConfig;
 }
 
 const MIB = 1024 * 1024;
@@ -260,6 +272,36 @@ export const INSTRUMENTATION_SECTION: SectionSchema<InstrumentationConfig> = {
   },
 };
 
+function parseLogPath(text: string): Parsed<string> {
+  return /[\u0000-\u001f]/.test(text) ? reject('contains a control character') : accept(text);
+}
+
+/** Schema of `[log]`. */
+export const LOG_SECTION: SectionSchema<LogFileConfig> = {
+  name: 'log',
+  doc: 'A copy of the log in a file, rotated by size (log_level and log_format apply to it too).',
+  settings: {
+    file: {
+      key: 'file',
+      doc: 'Log file, relative to the home unless absolute, e.g. "data/logs/node.log"; "" logs to stderr only.',
+      kind: textKind('a file path, or "" for none', parseLogPath, (path) => path),
+      default: '',
+    },
+    maxFileSizeMb: {
+      key: 'max-file-size-mb',
+      doc: 'Size in MiB at which the log file is rotated to <file>.1.',
+      kind: integerKind({ min: 1, max: 1024 * 1024 }),
+      default: 100,
+    },
+    maxFiles: {
+      key: 'max-files',
+      doc: 'Rotated log files kept; the oldest beyond this is deleted.',
+      kind: integerKind({ min: 0, max: 1000 }),
+      default: 5,
+    },
+  },
+};
+
 /** The sections of `config.toml`, in rendering order (after the top-level keys). */
 export const NODE_SECTIONS = {
   rpc: RPC_SECTION,
@@ -268,6 +310,7 @@ export const NODE_SECTIONS = {
   statesync: STATESYNC_SECTION,
   consensus: CONSENSUS_SECTION,
   instrumentation: INSTRUMENTATION_SECTION,
+  log: LOG_SECTION,
 } as const;
 
 /** The configuration a node uses when `config.toml` sets nothing. */
@@ -280,6 +323,7 @@ export function defaultNodeConfig(): NodeConfig {
     statesync: defaultsOf(STATESYNC_SECTION.settings),
     consensus: defaultsOf(CONSENSUS_SECTION.settings),
     instrumentation: defaultsOf(INSTRUMENTATION_SECTION.settings),
+    log: defaultsOf(LOG_SECTION.settings),
   };
 }
 
@@ -297,6 +341,7 @@ export function parseNodeConfig(root: TomlTable, file: string = CONFIG_TOML): Pa
     statesync: read(STATESYNC_SECTION),
     consensus: read(CONSENSUS_SECTION),
     instrumentation: read(INSTRUMENTATION_SECTION),
+    log: read(LOG_SECTION),
   };
   checkStateSyncRules(ctx, statesyncTable, config.statesync);
   return { config, warnings: ctx.warnings };

@@ -57,5 +57,6 @@ export function renderConfigToml(config: NodeConfig): string {
     ...renderSection(NODE_SECTIONS.statesync, config.statesync),
     ...renderSection(NODE_SECTIONS.consensus, config.consensus),
     ...renderSection(NODE_SECTIONS.instrumentation, config.instrumentation),
+    ...renderSection(NODE_SECTIONS.log, config.log),
   ]);
 }

@@ -67,6 +67,20 @@ export class Logger {
     this.#base = options.base ?? {};
   }
 
+  /** A logger writing every line to this one's sink and to `extra` too (the log file, the crash-report ring). */
+  tee(extra: LogSink): Logger {
+    const sink = this.#sink;
+    return new Logger({
+      level: this.level,
+      format: this.format,
+      base: this.#base,
+      sink: (line, record) => {
+        sink(line, record);
+        extra(line, record);
+      },
+    });
+  }
+
   /** A logger that adds `labels` to every line. */
   child(labels: LogLabels): Logger {
     return new Logger({ level: this.level, format: this.format, sink: this.#sink, base: { ...this.#base, ...labels } });

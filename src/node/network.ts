@@ -32,6 +32,8 @@ export interface NetworkDeps {
   port?: number;
   /** Called after each block applied from peers. */
   onApplied: (block: StoredBlock) => void;
+  /** Called once when block sync stops for good (e.g. an app-hash mismatch). */
+  onHalt?: (error: Error) => void;
   logger: Logger;
 }
 
@@ -75,6 +77,7 @@ export class NodeNetwork implements NodeStatusFacts {
           deps.onApplied(block);
           sync.announce(block.header.height);
         },
+        ...(deps.onHalt ? { onHalt: deps.onHalt } : {}),
       });
       await sync.start();
       const gossip = new TxGossip(host, mempool, { maxMessageBytes: limit, forward: !deps.isValidator, logger: log });

@@ -6,6 +6,7 @@
  * queue is drained).
  */
 import { existsSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import type { App, Genesis } from '../app/index.js';
 import { BlockStore } from '../chain/block-store.js';
@@ -15,7 +16,10 @@ import { ProposalFileError, loadProposal, proposalPath, removeProposal, type Pro
 import { loadConfig, type LoadedConfig } from '../config/index.js';
 import { VERSION } from './version.js';
 import { Logger } from '../log/logger.js';
-import { registerConsensusRoutes, registerMetricsRoute } from '../rpc/consensus/index.js';
+import { LogRing } from '../log/ring-buffer.js';
+import { RotatingFile } from '../log/rotating-file.js';
+import { CrashReporter, TestCrashError, testCrashHeight } from './crash-report.js';
+import { lagStatus, registerConsensusRoutes, registerMetricsRoute } from '../rpc/consensus/index.js';
 import { createDebugMethods } from '../rpc/debug/index.js';
 import { createEthMethods } from '../rpc/eth/index.js';
 import { rpcErrorOf } from '../rpc/errors.js';
@@ -38,6 +42,7 @@ import { bytesHex, plainHex } from '../util/hex.js';
 import { snapshotsDir } from '../store/index.js';
 import { traceLimitsOf } from '../trace/index.js';
 import { importedNextBaseFee } from './imported-fees.js';
+import { NodeMetrics } from './metrics.js';
 
 /** Ports the node listens on (0 in tests picks free ones). */
 export interface BoundPorts {
@@ -168,6 +173,16 @@ async function reconcileWithBlockStore(app: App, store: BlockStore, paths: HomeP
   return proposal && { proposal, executed: false };
 }
 
+/** The `[log] file` of config.toml, rotated by size; undefined when it is not set. */
+function openLogFile(home: string, settings: LoadedConfig['node']['log']): RotatingFile | undefined {
+  if (!settings.file) return undefined;
+  return new RotatingFile({
+    path: isAbsolute(settings.file) ? settings.file : join(home, settings.file),
+    maxBytes: settings.maxFileSizeMb * 1024 * 1024,
+    keep: settings.maxFiles,
+  });
+}
+
 /** One running node. */
 export class StrataNode {
   readonly #closers: Array<() => Promise<void>> = [];
@@ -183,6 +198,9 @@ export class StrataNode {
     readonly logger: Logger,
     /** Resolves with the failure that halted block production; the node is then stopping. */
     readonly halted: Promise<Error>,
+    /** Writes `data/crash-reports/<time>.json` (the start command calls it on an uncaught failure). */
+    readonly crashReports: CrashReporter,
+    private readonly logFile: RotatingFile | undefined,
   ) {}
 
   /** Starts the node of `home`; `portOverride` replaces the configured ports (tests). */
@@ -192,7 +210,13 @@ export class StrataNode {
       throw new NodeStartError(`${paths.genesis} does not exist; run \`stratad init --chain-id <id> <moniker> --home ${paths.home}\` first`);
     }
     const config = await loadConfig(paths.home);
-    const logger = options.logger ?? new Logger({ level: config.node.logLevel, format: config.node.logFormat });
+    // Every line also goes to the ring a crash report carries and, when configured, to the log file.
+    const ring = new LogRing();
+    let logFile: RotatingFile | undefined;
+    const logger = (options.logger ?? new Logger({ level: config.node.logLevel, format: config.node.logFormat })).tee((line) => {
+      ring.push(line);
+      logFile?.write(line);
+    });
     for (const warning of config.warnings) logger.warn(warning.message);
     // Whatever can refuse the start is checked before a store is opened: a refused start
     // changes nothing on disk.
@@ -206,9 +230,18 @@ export class StrataNode {
       const { claim, reason } = busy;
       throw new NodeStartError(`cannot listen on ${claim.host}:${claim.port} (${claim.setting}): ${reason}; stop the process that uses it, or configure another port`);
     }
-    // An empty home with [statesync] enable = true restores a snapshot from its peers first.
-    await stateSyncAtStart({ paths, config, nodeKey: nodeKeyFile, logger, ...(override.p2p !== undefined ? { port: override.p2p } : {}) });
-    const app = await openHomeApp(paths, config, logger);
+    // Opened only now: a refused start changes nothing on disk. The lines so far come from the ring.
+    logFile = openLogFile(paths.home, config.node.log);
+    if (logFile) for (const line of ring.snapshot().lines) logFile.write(line);
+    let app: App;
+    try {
+      // An empty home with [statesync] enable = true restores a snapshot from its peers first.
+      await stateSyncAtStart({ paths, config, nodeKey: nodeKeyFile, logger, ...(override.p2p !== undefined ? { port: override.p2p } : {}) });
+      app = await openHomeApp(paths, config, logger);
+    } catch (error) {
+      logFile?.close();
+      throw error;
+    }
     const genesis: Genesis = app.genesis;
     const closers: Array<() => Promise<void>> = [() => app.close()];
     try {
@@ -274,12 +307,24 @@ export class StrataNode {
       closers.unshift(async () => rpc.filters.close());
       const debug = new WorkerDebugBackend(workers.traces, app, chain, store, traceLimitsOf(config.app.evm));
       const methods = { ...rpc.methods, ...createDebugMethods(debug) };
+      // The gauges read the consensus backend, which exists by the time anything scrapes.
+      const nodeMetrics = new NodeMetrics({
+        height: () => app.height(),
+        lag: () => lagStatus(consensusBackend).lag,
+        peers: () => consensusBackend.peers().length,
+        mempoolSize: () => mempool.size,
+        mempoolCapacity: mp.size,
+        pools: workers,
+        dataDir: paths.data,
+      });
+      app.observeBlockStages((stage, seconds) => nodeMetrics.observeBlockStage(stage, seconds));
       const dispatcher = new Dispatcher(methods, {
         maxBatchSize: config.app.evm.maxBatchSize,
         maxInFlight: config.app.evm.maxConcurrentRequests,
         maxResponseBytes: config.app.evm.maxResponseBytes,
         logger,
         mapError: rpcErrorOf,
+        observe: (method, seconds, ok) => nodeMetrics.observeRpc(method, seconds, ok),
       });
       const transportOptions = { logger, maxBodyBytes: config.app.evm.maxBodyBytes };
       const listen = async (transport: HttpTransport, host: string, port: number): Promise<number> => {
@@ -313,16 +358,32 @@ export class StrataNode {
         isValidator && validatorKey && validatorAddress ? { address: validatorAddress, pubKey: validatorKey.publicKey, votingPower: 10n } : null,
       );
       registerConsensusRoutes(consensus, consensusBackend, { lagThreshold: config.node.rpc.lagThreshold });
+      const crashReports = new CrashReporter(paths.data, ring, () => {
+        const sync = consensusBackend.syncInfo();
+        return {
+          moniker: config.node.moniker,
+          nodeId: nodeKeyFile?.id ?? '',
+          chainId: genesis.chain_id,
+          validator: isValidator,
+          latestBlockHeight: sync.latestBlockHeight,
+          latestBlockHash: plainHex(sync.latestBlockHash).toUpperCase(),
+          latestAppHash: plainHex(sync.latestAppHash).toUpperCase(),
+          catchingUp: sync.catchingUp,
+          halted: sync.halted ?? null,
+          peers: consensusBackend.peers().length,
+          lag: lagStatus(consensusBackend).lag,
+          mempoolSize: mempool.size,
+        };
+      });
+      const crashAt = testCrashHeight();
+      const afterBlockForTest = (height: number): void => {
+        if (crashAt === undefined || height < crashAt) return;
+        setImmediate(() => {
+          throw new TestCrashError(height);
+        });
+      };
       const metrics = createHttpTransport({ logger });
-      registerMetricsRoute(metrics, () => [
-        { name: 'strata_block_height', help: 'Latest committed block height.', type: 'gauge', value: app.height() },
-        { name: 'strata_mempool_size', help: 'Transactions in the mempool.', type: 'gauge', value: mempool.size },
-        ...(['calls', 'traces'] as const).flatMap((pool) => [
-          { name: 'strata_execution_workers', help: 'Execution worker threads running.', type: 'gauge' as const, value: workers[pool].size, labels: { pool } },
-          { name: 'strata_execution_tasks_running', help: 'Calls or traces running on execution workers.', type: 'gauge' as const, value: workers[pool].running, labels: { pool } },
-          { name: 'strata_execution_tasks_queued', help: 'Calls or traces waiting for an execution worker.', type: 'gauge' as const, value: workers[pool].queued, labels: { pool } },
-        ]),
-      ]);
+      registerMetricsRoute(metrics, () => nodeMetrics.scrape());
 
       const ports: BoundPorts = {
         http: evm.httpEnabled ? await listen(http, evm.httpAddress, override.http ?? evm.httpPort) : 0,
@@ -351,6 +412,11 @@ export class StrataNode {
             onApplied: (block) => {
               eth.publishBlock(block.header.height);
               snapshots.afterBlock(block.header.height);
+              afterBlockForTest(block.header.height);
+            },
+            onHalt: (error) => {
+              const report = crashReports.write('block sync halted', error);
+              logger.error('crash report written', { path: report });
             },
           })
         : undefined;
@@ -375,6 +441,7 @@ export class StrataNode {
             eth.publishBlock(block.header.height);
             snapshots.afterBlock(block.header.height);
             network?.announce(block.header.height);
+            afterBlockForTest(block.header.height);
           },
           proposalPath: proposalPath(paths.data),
           resume,
@@ -383,12 +450,13 @@ export class StrataNode {
         producer.start(config.node.consensus.timeoutCommit.toMilliseconds());
       }
       if (!genesisRecorded) recordGenesis(paths.genesis, paths.data);
-      const node = new StrataNode(paths, app, store, mempool, ports, producer, logger, halted);
+      const node = new StrataNode(paths, app, store, mempool, ports, producer, logger, halted, crashReports, logFile);
       node.#closers.push(...closers);
       // A validator that cannot produce must not keep serving a chain that stopped: its state
       // may hold a block its store does not, and only a restart reconciles them.
       void halted.then((error) => {
         logger.error('stopping the node: block production failed', { error: error.message });
+        logger.error('crash report written', { path: crashReports.write('block production halted', error) });
         return node.stop();
       });
       logger.info('node started', {
@@ -403,6 +471,7 @@ export class StrataNode {
       return node;
     } catch (error) {
       for (const close of closers) await close().catch(() => undefined);
+      logFile?.close();
       throw error;
     }
   }
@@ -419,6 +488,7 @@ export class StrataNode {
         }
       }
       this.logger.info('node stopped');
+      this.logFile?.close();
     })();
     return this.#stopping;
   }

@@ -49,6 +49,8 @@ export interface BlockSyncDeps {
   expectPeers: boolean;
   /** Called after each block this node applied from peers. */
   onApplied?: (block: StoredBlock) => void;
+  /** Called once when sync halts for good (the node writes a crash report). */
+  onHalt?: (error: Error) => void;
   requestTimeoutMs?: number;
   statusPollMs?: number;
 }
@@ -321,6 +323,7 @@ export class BlockSync {
     } else {
       this.#deps.logger.error('applying a block from peers failed; block sync stopped', { height: block.header.height, error: error.message });
     }
+    this.#deps.onHalt?.(error);
   }
 
   /** Verifies, executes, checks and stores one block. */

@@ -95,6 +95,7 @@ const CUSTOM_NODE: NodeConfig = {
   },
   consensus: { timeoutCommit: Duration.parse('250ms') },
   instrumentation: { prometheus: false, prometheusListenAddr: { host: '127.0.0.1', port: 9100 } },
+  log: { file: 'logs/node "main".log', maxFileSizeMb: 20, maxFiles: 3 },
 };
 
 /** A value as comparable text (durations by their Go text, objects by their JSON). */

@@ -1,5 +1,6 @@
 /** The consensus RPC over a real transport: envelopes, /lag_status's 417, height errors, /metrics. */
 import t from 'tap';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { registerConsensusRoutes, registerMetricsRoute, rfc3339 } from '../../src/rpc/consensus/index.js';
 import { memoryLogger } from '../../src/log/logger.js';
 import { filled, FixtureConsensusBackend, timeOf } from './fixtures/consensus-backend.js';
@@ -11,11 +12,15 @@ for (const kind of TRANSPORTS) {
     const transport = makeTransport(kind, {}, memoryLogger().logger);
     registerConsensusRoutes(transport, backend, { lagThreshold: 5 });
     let scrapes = 0;
-    registerMetricsRoute(transport, () => [
-      { name: 'strata_block_height', help: 'Latest committed height.', type: 'gauge', value: backend.latest },
-      { name: 'strata_rpc_requests_total', help: 'RPC requests.', type: 'counter', value: BigInt(++scrapes), labels: { method: 'eth_call' } },
-      { name: 'strata_rpc_requests_total', help: 'RPC requests.', type: 'counter', value: 0, labels: { method: 'say "hi"' } },
-    ]);
+    const registry = new Registry();
+    new Gauge({ name: 'strata_block_height', help: 'Latest committed height.', registers: [registry], collect() { this.set(backend.latest); } });
+    const requests = new Counter({ name: 'strata_rpc_requests_total', help: 'RPC requests.', labelNames: ['method'], registers: [registry] });
+    requests.inc({ method: 'say "hi"' }, 0);
+    registerMetricsRoute(transport, async () => {
+      requests.inc({ method: 'eth_call' });
+      scrapes++;
+      return { body: await registry.metrics(), contentType: registry.contentType };
+    });
     const port = await transport.listen('127.0.0.1', 0);
     t.teardown(() => transport.close());
     const get = async (path: string) => {
@@ -110,10 +115,11 @@ for (const kind of TRANSPORTS) {
           '# HELP strata_block_height Latest committed height.',
           '# TYPE strata_block_height gauge',
           'strata_block_height 10',
+          '',
           '# HELP strata_rpc_requests_total RPC requests.',
           '# TYPE strata_rpc_requests_total counter',
-          `strata_rpc_requests_total{method="eth_call"} ${scrapes}`,
           'strata_rpc_requests_total{method="say \\"hi\\""} 0',
+          `strata_rpc_requests_total{method="eth_call"} ${scrapes}`,
           '',
         ].join('\n'),
       );

@@ -2,10 +2,14 @@
  * `stratad start [--home <dir>]`: runs the node of a home until SIGINT or SIGTERM, then shuts
  * down cleanly (no new blocks, servers closed, SS write queue drained, stores closed). When
  * block production fails (an I/O error), the node shuts down the same way and exits with 1.
+ * An uncaught exception or unhandled rejection writes a crash report, then does the same.
  */
 import { Command, Option } from 'clipanion';
 import { StrataNode } from '../../node/node.js';
 import { defaultHome } from '../../node/home.js';
+
+/** How long a shutdown after an uncaught failure may take before the process exits anyway. */
+const FAILED_SHUTDOWN_MS = 30_000;
 
 /** Errors that mean a bug rather than a refused start; only these are printed with their stack. */
 const PROGRAMMING_ERRORS = [TypeError, ReferenceError, RangeError, SyntaxError];
@@ -33,6 +37,7 @@ export class StartCommand extends Command {
       this.context.stderr.write(`${startFailure(error)}\n`);
       return 1;
     }
+    let crashed: unknown;
     const failure = await new Promise<Error | undefined>((resolve) => {
       const finish = (outcome: Error | undefined): void => {
         process.off('SIGINT', stop);
@@ -43,11 +48,25 @@ export class StartCommand extends Command {
         node.logger.info('shutting down', { signal });
         finish(undefined);
       };
+      const crash = (kind: string) => (error: unknown): void => {
+        const path = node.crashReports.write(kind, error);
+        node.logger.error(`${kind}; crash report written, the node stops`, { path, error: error instanceof Error ? error.message : String(error) });
+        this.context.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\ncrash report: ${path} (bundle it with \`stratad crash-report --home ${this.home}\`)\n`);
+        if (crashed === undefined) {
+          crashed = error;
+          // A process in an unknown state may not finish its shutdown; it must still end.
+          setTimeout(() => process.exit(1), FAILED_SHUTDOWN_MS).unref();
+          finish(undefined);
+        }
+      };
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
+      process.on('uncaughtException', crash('uncaught exception'));
+      process.on('unhandledRejection', crash('unhandled rejection'));
       void node.halted.then(finish);
     });
     await node.stop();
+    if (crashed !== undefined) return 1;
     if (!failure) return 0;
     this.context.stderr.write(
       `block production failed: ${failure.message}; fix the cause, then start the node again (it finishes the interrupted block itself)\n`,

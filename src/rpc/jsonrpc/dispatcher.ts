@@ -28,7 +28,12 @@ export interface DispatcherOptions {
   logger?: Logger;
   /** The RpcError of a thrown value, consulted before the default mapping; undefined leaves it to the default. */
   mapError?: (thrown: unknown) => RpcError | undefined;
+  /** Told of every answered call (the metrics): the method, or undefined when it is not served, its seconds and whether it succeeded. */
+  observe?: CallObserver;
 }
+
+/** Receives each answered call: `method` is undefined for a method the table does not hold, so labels stay bounded. */
+export type CallObserver = (method: string | undefined, seconds: number, ok: boolean) => void;
 
 /** geth's default batch item limit. */
 export const DEFAULT_MAX_BATCH_SIZE = 1000;
@@ -52,6 +57,7 @@ export class Dispatcher {
   readonly #logger: Logger;
   readonly #busy: RpcError;
   readonly #mapError: ((thrown: unknown) => RpcError | undefined) | undefined;
+  readonly #observe: CallObserver | undefined;
   #inFlight = 0;
 
   constructor(methods: MethodTable, options: DispatcherOptions = {}) {
@@ -62,6 +68,7 @@ export class Dispatcher {
     this.#maxResponseBytes = positiveInteger('maxResponseBytes', options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
     this.#logger = options.logger ?? new Logger({ base: { module: 'rpc' } });
     this.#mapError = options.mapError;
+    this.#observe = options.observe;
     this.#busy = RpcError.limitExceeded(
       `server busy: ${this.#maxInFlight} requests already in flight; retry later or raise the RPC in-flight request limit`,
     );
@@ -110,6 +117,20 @@ export class Dispatcher {
   }
 
   #call(call: ValidMessage, ctx: RequestContext): string | Promise<string> {
+    const observe = this.#observe;
+    if (observe === undefined) return this.#answer(call, ctx);
+    const started = performance.now();
+    const known = this.#methods.has(call.method) ? call.method : undefined;
+    const errorPrefix = `{"jsonrpc":"2.0","id":${call.idText},"error":`;
+    const done = (answer: string): string => {
+      observe(known, (performance.now() - started) / 1000, !answer.startsWith(errorPrefix));
+      return answer;
+    };
+    const answer = this.#answer(call, ctx);
+    return typeof answer === 'string' ? done(answer) : answer.then(done);
+  }
+
+  #answer(call: ValidMessage, ctx: RequestContext): string | Promise<string> {
     const { method, idText } = call;
     const handler = this.#methods.get(method);
     if (handler === undefined) return errorResponse(idText, RpcError.methodNotFound(method));

@@ -9,6 +9,7 @@ export {
   DEFAULT_MAX_BATCH_SIZE,
   DEFAULT_MAX_IN_FLIGHT,
   type DispatcherOptions,
+  type CallObserver,
   type MethodTable,
   type RpcMethodHandler,
 } from './dispatcher.js';

@@ -1,0 +1,124 @@
+/**
+ * The node's Prometheus metrics, kept in one prom-client registry per node (never the global
+ * default, so two nodes in one process do not collide). Gauges read their value at scrape
+ * time; histograms are fed by the app (block timings) and the JSON-RPC dispatcher (calls).
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { StoreSizes } from './metrics-store-sizes.js';
+
+/** Buckets (seconds) of the block-stage histograms: a block takes milliseconds to seconds. */
+const BLOCK_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Buckets (seconds) of RPC latency: from cached reads to long traces. */
+const RPC_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** The label every method that is not served collapses into, so a client cannot grow the label set. */
+export const UNKNOWN_METHOD_LABEL = 'unknown';
+
+/** Values a scrape reads from the running node. */
+export interface NodeMetricSources {
+  /** Latest committed height. */
+  height(): number;
+  /** Highest height a peer reported minus our own (0 without peers). */
+  lag(): number;
+  /** Connected peers. */
+  peers(): number;
+  /** Transactions in the mempool. */
+  mempoolSize(): number;
+  /** The mempool's capacity (`[mempool] size`). */
+  mempoolCapacity: number;
+  /** Execution worker pools by name. */
+  pools: Readonly<Record<string, { size: number; running: number; queued: number }>>;
+  /** The home's `data/` directory, whose stores are measured on disk. */
+  dataDir: string;
+}
+
+/** One node's metrics registry and the observers that feed it. */
+export class NodeMetrics {
+  readonly registry = new Registry();
+  readonly #blockStage: Histogram<'stage'>;
+  readonly #rpcRequests: Counter<'method' | 'outcome'>;
+  readonly #rpcLatency: Histogram<'method'>;
+  readonly #traces: Histogram<'method' | 'outcome'>;
+
+  constructor(sources: NodeMetricSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    const gauge = (name: string, help: string, read: () => number): void => {
+      new Gauge({ name, help, registers, collect() { this.set(read()); } });
+    };
+    gauge('strata_block_height', 'Latest committed block height.', () => sources.height());
+    gauge('strata_sync_lag_blocks', 'Blocks between the highest height a peer reported and this node.', () => sources.lag());
+    gauge('strata_peers', 'Connected peers.', () => sources.peers());
+    gauge('strata_mempool_size', 'Transactions in the mempool.', () => sources.mempoolSize());
+    gauge('strata_mempool_capacity', 'Most transactions the mempool holds ([mempool] size).', () => sources.mempoolCapacity);
+    const poolGauge = (name: string, help: string, read: (pool: { size: number; running: number; queued: number }) => number): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['pool'],
+        registers,
+        collect() {
+          for (const [pool, state] of Object.entries(sources.pools)) this.set({ pool }, read(state));
+        },
+      });
+    };
+    poolGauge('strata_execution_workers', 'Execution worker threads running.', (p) => p.size);
+    poolGauge('strata_execution_tasks_running', 'Calls or traces running on execution workers.', (p) => p.running);
+    poolGauge('strata_execution_tasks_queued', 'Calls or traces waiting for an execution worker.', (p) => p.queued);
+    const sizes = new StoreSizes(sources.dataDir);
+    new Gauge({
+      name: 'strata_store_size_bytes',
+      help: 'Bytes on disk of each store under data/ (measured at most once a minute).',
+      labelNames: ['store'],
+      registers,
+      async collect() {
+        for (const [store, bytes] of await sizes.read()) this.set({ store }, bytes);
+      },
+    });
+    this.#blockStage = new Histogram({
+      name: 'strata_block_stage_duration_seconds',
+      help: 'Time of each stage of a block: execute (transactions), sc_commit (state commitment, the app hash), ss_apply (state store).',
+      labelNames: ['stage'],
+      buckets: BLOCK_BUCKETS,
+      registers,
+    });
+    this.#rpcRequests = new Counter({
+      name: 'strata_rpc_requests_total',
+      help: 'JSON-RPC calls by method and outcome (ok or error); methods the node does not serve count as "unknown".',
+      labelNames: ['method', 'outcome'],
+      registers,
+    });
+    this.#rpcLatency = new Histogram({
+      name: 'strata_rpc_request_duration_seconds',
+      help: 'JSON-RPC call latency by method.',
+      labelNames: ['method'],
+      buckets: RPC_BUCKETS,
+      registers,
+    });
+    this.#traces = new Histogram({
+      name: 'strata_trace_duration_seconds',
+      help: 'debug_trace* calls by method and outcome, and their duration.',
+      labelNames: ['method', 'outcome'],
+      buckets: RPC_BUCKETS,
+      registers,
+    });
+  }
+
+  /** Records how long one stage of one block took. */
+  observeBlockStage(stage: 'execute' | 'sc_commit' | 'ss_apply', seconds: number): void {
+    this.#blockStage.observe({ stage }, seconds);
+  }
+
+  /** Records one JSON-RPC call; `method` is undefined for a method the node does not serve. */
+  observeRpc(method: string | undefined, seconds: number, ok: boolean): void {
+    const label = method ?? UNKNOWN_METHOD_LABEL;
+    const outcome = ok ? 'ok' : 'error';
+    this.#rpcRequests.inc({ method: label, outcome });
+    this.#rpcLatency.observe({ method: label }, seconds);
+    if (label.startsWith('debug_trace')) this.#traces.observe({ method: label, outcome }, seconds);
+  }
+
+  /** The exposition text of a scrape and its content type. */
+  async scrape(): Promise<{ body: string; contentType: string }> {
+    return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+}

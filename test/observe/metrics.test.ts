@@ -1,0 +1,94 @@
+/**
+ * The metrics of a real node: `/metrics` on the configured port, scraped twice and parsed as
+ * Prometheus text; the values move with the node (height, RPC calls by method, unknown methods
+ * collapsed into one label, traces, block stage timings) and the process defaults are there.
+ */
+import t from 'tap';
+import { loadConfig } from '../../src/config/index.js';
+import { NodeMetrics } from '../../src/node/metrics.js';
+import { initHome, startNode } from '../node/fixtures/node-process.js';
+import { rpcResult } from '../node/fixtures/rpc-client.js';
+import { waitUntil } from '../sync/fixtures/network.js';
+import { parseExposition, sampleKey, type Scrape } from './fixtures/prometheus.js';
+
+t.test('/metrics of a running node', async (t) => {
+  const home = await initHome(t, 200);
+  const port = (await loadConfig(home.home)).node.instrumentation.prometheusListenAddr.port;
+  const run = await startNode(t, home);
+  const scrape = async (): Promise<Scrape> => {
+    const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+    t.equal(response.status, 200);
+    t.match(response.headers.get('content-type'), /^text\/plain; version=0\.0\.4/);
+    return parseExposition(await response.text());
+  };
+  const value = (s: Scrape, name: string, labels?: Record<string, string>): number => s.samples.get(sampleKey(name, labels)) ?? NaN;
+
+  const first = await scrape();
+  for (const [name, type] of [
+    ['strata_block_height', 'gauge'],
+    ['strata_sync_lag_blocks', 'gauge'],
+    ['strata_peers', 'gauge'],
+    ['strata_mempool_size', 'gauge'],
+    ['strata_mempool_capacity', 'gauge'],
+    ['strata_execution_workers', 'gauge'],
+    ['strata_execution_tasks_running', 'gauge'],
+    ['strata_execution_tasks_queued', 'gauge'],
+    ['strata_store_size_bytes', 'gauge'],
+    ['strata_block_stage_duration_seconds', 'histogram'],
+    ['strata_rpc_requests_total', 'counter'],
+    ['strata_rpc_request_duration_seconds', 'histogram'],
+    ['strata_trace_duration_seconds', 'histogram'],
+    ['process_cpu_seconds_total', 'counter'],
+    ['process_resident_memory_bytes', 'gauge'],
+    ['nodejs_eventloop_lag_seconds', 'gauge'],
+  ]) {
+    t.equal(first.types.get(name!), type, `${name} is a ${type}`);
+  }
+  for (const pool of ['calls', 'traces']) t.ok(value(first, 'strata_execution_workers', { pool }) >= 1, `${pool} workers counted`);
+  t.equal(value(first, 'strata_peers'), 0, 'a lone validator has no peers');
+  t.equal(value(first, 'strata_sync_lag_blocks'), 0);
+  t.ok(value(first, 'strata_store_size_bytes', { store: 'committer.db' }) >= 0, 'the SC store is measured');
+  for (const store of ['blockstore', 'pebbledb', 'flatkv']) t.ok(value(first, 'strata_store_size_bytes', { store }) > 0, `${store} has a size on disk`);
+
+  // Blocks are produced: the height grows and each block stage is timed.
+  const h0 = value(first, 'strata_block_height');
+  await waitUntil('two more blocks', async () => Number(await rpcResult(home.http, 'eth_blockNumber')) >= h0 + 2);
+  const calls0 = value(first, 'strata_rpc_requests_total', { method: 'eth_chainId', outcome: 'ok' }) || 0;
+  const unknown0 = value(first, 'strata_rpc_requests_total', { method: 'unknown', outcome: 'error' }) || 0;
+  await rpcResult(home.http, 'eth_chainId');
+  await rpcResult(home.http, 'eth_chainId');
+  for (const method of ['no_such_method', 'another_made_up_one']) {
+    const r = await fetch(`http://127.0.0.1:${home.http}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
+    });
+    t.match(await r.text(), /"error"/);
+  }
+  await rpcResult(home.http, 'debug_traceBlockByNumber', ['latest', {}]);
+
+  const second = await scrape();
+  t.ok(value(second, 'strata_block_height') >= h0 + 2, `the height grew from ${h0}`);
+  t.equal(value(second, 'strata_rpc_requests_total', { method: 'eth_chainId', outcome: 'ok' }), calls0 + 2, 'two eth_chainId calls counted');
+  t.ok(value(second, 'strata_rpc_request_duration_seconds_count', { method: 'eth_chainId' }) >= 2, 'their latency observed');
+  t.equal(value(second, 'strata_rpc_requests_total', { method: 'unknown', outcome: 'error' }), unknown0 + 2, 'unknown methods share one label');
+  t.notOk([...second.samples.keys()].some((k) => k.includes('no_such_method')), 'an unknown method name never becomes a label');
+  t.equal(value(second, 'strata_trace_duration_seconds_count', { method: 'debug_traceBlockByNumber', outcome: 'ok' }), 1, 'the trace counted');
+  for (const stage of ['execute', 'sc_commit', 'ss_apply']) {
+    t.ok(value(second, 'strata_block_stage_duration_seconds_count', { stage }) >= 2, `${stage} timed per block`);
+    t.ok(value(second, 'strata_block_stage_duration_seconds_sum', { stage }) > 0, `${stage} took time`);
+  }
+  t.equal(await run.stop(), 0);
+});
+
+t.test('two nodes in one process keep separate registries', async (t) => {
+  const sources = { height: () => 1, lag: () => 0, peers: () => 0, mempoolSize: () => 0, mempoolCapacity: 10, pools: {}, dataDir: '/nonexistent' };
+  const a = new NodeMetrics(sources);
+  const b = new NodeMetrics({ ...sources, height: () => 2 });
+  a.observeRpc('eth_call', 0.01, true);
+  const [sa, sb] = [parseExposition((await a.scrape()).body), parseExposition((await b.scrape()).body)];
+  t.equal(sa.samples.get('strata_block_height'), 1);
+  t.equal(sb.samples.get('strata_block_height'), 2);
+  t.equal(sa.samples.get(sampleKey('strata_rpc_requests_total', { method: 'eth_call', outcome: 'ok' })), 1);
+  t.equal(sb.samples.get(sampleKey('strata_rpc_requests_total', { method: 'eth_call', outcome: 'ok' })), undefined, 'a call on one node is not counted on the other');
+});
