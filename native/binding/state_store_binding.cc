@@ -61,6 +61,7 @@ void StateStoreBinding::Init(Napi::Env env, Napi::Object exports) {
              InstanceMethod<&StateStoreBinding::SetLatestVersion>("setLatestVersion"),
              InstanceMethod<&StateStoreBinding::SetEarliestVersion>("setEarliestVersion"),
              InstanceMethod<&StateStoreBinding::Prune>("prune"),
+             InstanceMethod<&StateStoreBinding::Rollback>("rollback"),
              InstanceMethod<&StateStoreBinding::Import>("import"),
              InstanceMethod<&StateStoreBinding::Compact>("compact"),
              InstanceMethod<&StateStoreBinding::Stats>("stats"),
@@ -300,6 +301,13 @@ Napi::Value StateStoreBinding::Prune(const Napi::CallbackInfo& info) {
         out.Set("versionsDeleted", Napi::Number::New(env, static_cast<double>(result->versions_deleted)));
         return out;
       });
+}
+
+Napi::Value StateStoreBinding::Rollback(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  VersionedStore* s = &store(env);
+  uint64_t version = ToVersion(info[0], "rollback version");
+  return PromiseWorker::Queue(env, Value(), [s, version] { s->RollbackTo(version); });
 }
 
 Napi::Value StateStoreBinding::Import(const Napi::CallbackInfo& info) {

@@ -45,6 +45,7 @@ class StateStoreBinding : public StoreBinding<StateStoreBinding, VersionedStore>
   Napi::Value SetLatestVersion(const Napi::CallbackInfo& info);
   Napi::Value SetEarliestVersion(const Napi::CallbackInfo& info);
   Napi::Value Prune(const Napi::CallbackInfo& info);
+  Napi::Value Rollback(const Napi::CallbackInfo& info);
   Napi::Value Import(const Napi::CallbackInfo& info);
   Napi::Value Compact(const Napi::CallbackInfo& info);
   Napi::Value Stats(const Napi::CallbackInfo& info);

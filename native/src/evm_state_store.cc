@@ -286,6 +286,10 @@ PruneResult EvmStateStore::Prune(uint64_t version) {
   return PruneResult{deleted.load()};
 }
 
+void EvmStateStore::RollbackTo(uint64_t version) {
+  ForEachInParallel(dbs_, [&](MvccStore& db) { db.RollbackTo(version); });
+}
+
 void EvmStateStore::Import(uint64_t version, const std::vector<ImportItem>& items) {
   if (!separate_dbs()) {
     for (const auto& item : items) {

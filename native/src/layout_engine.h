@@ -44,6 +44,9 @@ class LayoutEngine {
 
   /// Prune body; the caller has already raised the earliest marker.
   virtual PruneResult Prune(uint64_t version) = 0;
+  /// Deletes every data version above `version` (markers are the caller's); the caller holds
+  /// the store exclusively and has released every iterator.
+  virtual void RollbackTo(uint64_t version) = 0;
   virtual void Import(uint64_t version, const std::vector<ImportItem>& items, uint64_t latest) = 0;
   virtual void Compact() = 0;
   /// Whether a flush or compaction is running or pending in any column family.

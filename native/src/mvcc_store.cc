@@ -263,6 +263,43 @@ class MvccStoreImpl {
     return engine_->Prune(version);
   }
 
+  void RollbackTo(uint64_t version) {
+    Wait([&](WriteCallback done) { Drain(std::move(done)); });
+    std::unique_lock<std::shared_mutex> guard(state_mu_);
+    CheckWritable();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (failure_) throw *failure_;
+    }
+    std::lock_guard<std::mutex> markers(marker_mu_);
+    if (version >= latest_) return;
+    if (earliest_ > 0 && version < earliest_) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "cannot roll state store " + dir_ + " back to version " + std::to_string(version) +
+                      ": versions below " + std::to_string(earliest_) +
+                      " were pruned; restore the node from a state-sync snapshot instead");
+    }
+    {
+      std::lock_guard<std::mutex> lock(resources_mu_);
+      for (StoreResource* r : resources_) r->ReleaseFromStore();
+      resources_.clear();
+    }
+    // The entries kept are those stored at `version` or below; later ones would be replayed.
+    uint64_t keep = changelog_->first_index() - 1;
+    changelog_->ReplayAfterIndex(keep, [&](uint64_t index, std::string_view entry) {
+      if (StoredVersion(ChangelogEntryVersion(entry)) <= version) keep = index;
+    });
+    changelog_->TruncateAfter(keep);
+    engine_->RollbackTo(version);
+    // Written last: until then a repeated rollback finds the store where it was and redoes it.
+    engine_->WriteMarker(LayoutEngine::Marker::kAppliedIndex, keep);
+    engine_->WriteMarker(LayoutEngine::Marker::kLatest, version);
+    latest_ = version;
+    applied_index_ = keep;
+    std::lock_guard<std::mutex> lock(mu_);
+    submitted_version_ = version;
+  }
+
   void Import(uint64_t version, const std::vector<ImportItem>& items) {
     std::shared_lock<std::shared_mutex> guard(state_mu_);
     CheckWritable();
@@ -689,6 +726,7 @@ uint64_t MvccStore::EarliestVersion() const { return impl_->Earliest(); }
 void MvccStore::SetLatestVersion(uint64_t version) { impl_->RaiseMarker(LayoutEngine::Marker::kLatest, version); }
 void MvccStore::SetEarliestVersion(uint64_t version) { impl_->RaiseMarker(LayoutEngine::Marker::kEarliest, version); }
 PruneResult MvccStore::Prune(uint64_t version) { return impl_->Prune(version); }
+void MvccStore::RollbackTo(uint64_t version) { impl_->RollbackTo(version); }
 void MvccStore::Import(uint64_t version, const std::vector<ImportItem>& items) { impl_->Import(version, items); }
 void MvccStore::Compact() { impl_->Compact(); }
 void MvccStore::WaitForCompactions() { impl_->WaitForCompactions(); }

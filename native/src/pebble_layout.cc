@@ -343,6 +343,34 @@ class PebbleLayout final : public LayoutEngine {
     return result;
   }
 
+  void RollbackTo(uint64_t version) override {
+    ReleaseCaches();
+    std::string lower(encoding::kStoreKeySpace), upper = encoding::PrefixEnd(encoding::kStoreKeySpace);
+    rocksdb::Slice lower_slice(lower), upper_slice(upper);
+    rocksdb::ReadOptions ro;
+    ro.total_order_seek = true;
+    ro.fill_cache = false;
+    ro.iterate_lower_bound = &lower_slice;
+    ro.iterate_upper_bound = &upper_slice;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro));
+    rocksdb::WriteBatch batch;
+    bool deleted = false;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      MvccKey k = SplitMvccKey(View(it->key()));
+      if (k.timestamp.empty() || k.version() <= version) continue;
+      ThrowIfError(batch.Delete(it->key()), "batch delete");
+      deleted = true;
+      if (batch.Count() >= kPruneBatch) {
+        ThrowIfError(db_->Write(rocksdb::WriteOptions(), &batch), "rollback write");
+        batch.Clear();
+      }
+    }
+    ThrowIfError(it->status(), "rollback scan");
+    it.reset();
+    if (batch.Count() > 0) ThrowIfError(db_->Write(rocksdb::WriteOptions(), &batch), "rollback write");
+    if (deleted) ThrowIfError(db_->CompactRange(rocksdb::CompactRangeOptions(), &lower_slice, &upper_slice), "compact rolled-back range");
+  }
+
   void Import(uint64_t version, const std::vector<ImportItem>& items, uint64_t latest) override {
     rocksdb::WriteBatch batch;
     std::string key, value;

@@ -137,10 +137,12 @@ class RocksdbLayout final : public LayoutEngine {
     data_options.memtable_prefix_bloom_size_ratio = 0.1;
     data_options.memtable_whole_key_filtering = true;
     data_options_ = rocksdb::Options(rocksdb::DBOptions(o), data_options);
-    std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+    db_options_ = rocksdb::DBOptions(o);
+    families_ = {
         {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(o)},
         {kDataFamily, data_options},
     };
+    std::vector<rocksdb::ColumnFamilyDescriptor> families = families_;
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* raw = nullptr;
     if (options.read_only) {
@@ -283,6 +285,23 @@ class RocksdbLayout final : public LayoutEngine {
     return result;
   }
 
+  void RollbackTo(uint64_t version) override {
+    // Versions cannot be deleted one by one under user-defined timestamps (a deletion at a
+    // version hides older ones too), so the DB is reopened with RocksDB's history trim, which
+    // compacts away every entry newer than the trim timestamp.
+    ThrowIfError(db_->Flush(rocksdb::FlushOptions(), data_cf_), "flush before rollback");
+    ThrowIfError(DestroyHandles(), "release column families");
+    ThrowIfError(db_->Close(), "close store before rollback");
+    db_.reset();
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* raw = nullptr;
+    rocksdb::Status s = rocksdb::DB::OpenAndTrimHistory(db_options_, dir_, families_, &handles, &raw, Timestamp(version));
+    ThrowIfStateStoreOpenFailed(s, dir_);
+    db_.reset(raw);
+    default_cf_ = handles[0];
+    data_cf_ = handles[1];
+  }
+
   void Import(uint64_t version, const std::vector<ImportItem>& items, uint64_t latest) override {
     rocksdb::WriteBatch batch;
     std::string ts = Timestamp(version), key;
@@ -331,6 +350,8 @@ class RocksdbLayout final : public LayoutEngine {
 
   std::string dir_;
   std::vector<std::string> log_only_stores_;
+  rocksdb::DBOptions db_options_;  // with families_, what RollbackTo reopens the DB with
+  std::vector<rocksdb::ColumnFamilyDescriptor> families_;
   rocksdb::Options data_options_;  // options of `state_storage`, for writing ingest files
   // Owned by db_; destroyed through DestroyColumnFamilyHandle before it closes.
   rocksdb::ColumnFamilyHandle* default_cf_ = nullptr;

@@ -665,6 +665,49 @@ TEST_P(PruneTest, WritesAfterPruneAreVisible) {
   EXPECT_EQ(store_->Get("bank", 5, "a"), Some("a3"));
 }
 
+// Rollback: the versions above the target are gone for every reader, survive no reopen (their
+// changelog entries go too) and can be written again, any number of times.
+TEST_P(PruneTest, RollbackForgetsEveryVersionAboveTheTarget) {
+  std::map<uint64_t, std::vector<std::string>> before;
+  for (uint64_t v = 1; v <= 3; ++v) before[v] = Observe(v);
+
+  store_->RollbackTo(3);
+  EXPECT_EQ(store_->LatestVersion(), 3u);
+  for (uint64_t v = 1; v <= 3; ++v) EXPECT_EQ(Observe(v), before[v]) << "version " << v;
+  // Above the target every read sees the target's state: e@4, d's delete and a@6 are gone.
+  EXPECT_EQ(Observe(6), before[3]);
+  for (const auto& [store, key, value, version] : NewRawEntries(*store_)) EXPECT_LE(version, 3u) << store << "/" << key;
+
+  Reopen(store_);
+  EXPECT_EQ(store_->LatestVersion(), 3u);
+  EXPECT_EQ(Observe(6), before[3]) << "the changelog replayed rolled-back versions";
+
+  // The rolled-back heights are written again with other contents, then rolled back again.
+  store_->Apply(4, In("bank", {Put("x", "x4")}));
+  EXPECT_EQ(store_->Get("bank", 4, "x"), Some("x4"));
+  EXPECT_EQ(store_->Get("bank", 4, "e"), nullopt);
+  store_->RollbackTo(1);
+  EXPECT_EQ(store_->LatestVersion(), 1u);
+  EXPECT_EQ(Observe(5), before[1]);
+  Reopen(store_);
+  EXPECT_EQ(Observe(5), before[1]);
+  store_->Apply(2, In("bank", {Put("y", "y2")}));
+  EXPECT_EQ(store_->Get("bank", 2, "y"), Some("y2"));
+  EXPECT_EQ(store_->Get("bank", 2, "c"), nullopt);
+  store_->RollbackTo(7);  // at or above latest: nothing to do
+  EXPECT_EQ(store_->LatestVersion(), 2u);
+}
+
+TEST_P(PruneTest, RollbackBelowThePrunedFloorIsRefusedAndChangesNothing) {
+  store_->Prune(4);
+  EXPECT_STRATA_ERROR(store_->RollbackTo(3), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(store_->LatestVersion(), 6u);
+  EXPECT_EQ(store_->Get("bank", 6, "a"), Some("a6"));
+  store_->RollbackTo(5);
+  EXPECT_EQ(store_->Get("bank", 6, "a"), Some("a3"));
+  EXPECT_EQ(store_->Get("bank", 6, "d"), nullopt);
+}
+
 // The rocksdb layout counts what compaction dropped, which RocksDB does not promise exactly;
 // the pebbledb layout deletes versions itself, so its count and leftovers are exact.
 class PebblePruneTest : public PruneTest {};

@@ -548,25 +548,29 @@ export class App implements AppReader {
   }
 
   /**
-   * Rolls the committed state back to `target` (the SC discards later versions on disk) and
-   * returns the app hash there. The SS keeps its later versions: re-executing block
-   * `target + 1` rewrites that version, so the SS may be at most one version ahead of the
-   * target; a deeper rollback is refused before anything changes.
+   * Rolls the committed state back to `target` and returns the app hash there: the SC discards
+   * its later versions, then the SS (both sides of a split node) removes every version above
+   * the target, so a rollback can be repeated and go back any number of blocks the SC's
+   * history reaches. A target the SC or the pruned SS cannot reach is refused before anything
+   * changes; an SS left ahead by an interrupted rollback is brought down by the next one.
    */
   async rollback(target: number): Promise<Uint8Array> {
     this.#live();
     await this.#executing;
-    const ssLatest = Number(this.#ss.latestVersion());
-    if (ssLatest > target + 1) {
+    await this.#ss.drain();
+    const ssEarliest = Number(this.#ss.earliestVersion());
+    if (target < ssEarliest) {
       throw new BlockOrderError(
-        `cannot roll back to height ${target}: the state store is at ${ssLatest} and keeps its versions, so it can be at ` +
-          `most one block ahead of the target; roll back a single block (--num-blocks 1), or restore from a state-sync snapshot`,
+        `cannot roll back to height ${target}: the state store was pruned below height ${ssEarliest} (ss-keep-recent); ` +
+          'restore the node from a state-sync snapshot instead',
       );
     }
     this.#pendingGenesis = undefined;
     this.#genesisHash = undefined;
     this.#callCache.clear();
-    return (await this.#sc.rollback(target)).appHash;
+    const info = await this.#sc.rollback(target);
+    await this.#ss.rollback(target);
+    return info.appHash;
   }
 
   /** Waits for executing blocks, drains the SS and closes both stores. Idempotent. */

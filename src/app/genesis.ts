@@ -6,6 +6,7 @@
 import type { NamedChangeset } from '../store/index.js';
 import { BANK_STORE, encodeUint } from '../evm/keys.js';
 import { GenesisError } from './errors.js';
+import { validatorRecordPairs } from './staking.js';
 
 /** The EVM chain id used when genesis.json does not set one. */
 export const DEFAULT_EVM_CHAIN_ID = 713715;
@@ -25,6 +26,8 @@ export interface GenesisValidator {
   /** The ed25519 public key, base64. */
   pub_key: { type: string; value: string };
   power: number;
+  /** The validator's moniker, when genesis.json names it. */
+  name?: string;
 }
 
 /** Chain parameters fixed at genesis. */
@@ -135,6 +138,7 @@ function parseValidators(raw: unknown): GenesisValidator[] {
       address: address.replace(/^0x/, '').toUpperCase(),
       pub_key: { type, value: pubKey.value },
       power: positiveInt(item.power, `${field}.power`),
+      ...(typeof item.name === 'string' ? { name: item.name } : {}),
     };
   });
 }
@@ -172,7 +176,7 @@ export const VALIDATORS_KEY = new TextEncoder().encode('validators');
 /** The `params` store's key of the chain params. */
 export const CHAIN_PARAMS_KEY = new TextEncoder().encode('chain');
 
-/** The genesis state as changesets: bank balances, the validator set and the chain params. */
+/** The genesis state as changesets: bank balances, the validator set with each validator's record, and the chain params. */
 export function genesisChangesets(genesis: Genesis): NamedChangeset[] {
   const balances = genesis.accounts
     .filter((a) => BigInt(a.balance) > 0n)
@@ -183,6 +187,11 @@ export function genesisChangesets(genesis: Genesis): NamedChangeset[] {
   return [
     { name: BANK_STORE, pairs: balances },
     { name: 'params', pairs: [{ key: CHAIN_PARAMS_KEY, value: json(genesis.params) }] },
-    { name: 'staking', pairs: [{ key: VALIDATORS_KEY, value: json(validators) }] },
+    {
+      name: 'staking',
+      pairs: [{ key: VALIDATORS_KEY, value: json(validators) }, ...validatorRecordPairs(genesis.validators)].sort((x, y) =>
+        Buffer.compare(x.key, y.key),
+      ),
+    },
   ];
 }

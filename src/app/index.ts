@@ -5,3 +5,4 @@ export { ReplicaApp } from './replica-app.js';
 export * from './errors.js';
 export * from './genesis.js';
 export { mergeChangesets } from './changesets.js';
+export * from './staking.js';

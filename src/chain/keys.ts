@@ -57,6 +57,10 @@ export class KeyFileError extends Error {
   }
 }
 
+/** What an operator does about a refused double sign (the spec's remedy). */
+const DOUBLE_SIGN_REMEDY =
+  'stop the node immediately: this is possible double signing; check that no other machine runs with this validator key';
+
 /** Signing would sign a second, different block at a height already signed (or a lower one). */
 export class DoubleSignError extends Error {
   constructor(message: string) {
@@ -215,12 +219,12 @@ export class BlockSigner {
   sign(height: number, hash: Uint8Array): Buffer {
     const last = this.state;
     if (height < last.height) {
-      throw new DoubleSignError(`refusing to sign height ${height}: height ${last.height} was already signed`);
+      throw new DoubleSignError(`Duplicate signature: refusing to sign height ${height}: height ${last.height} was already signed; ${DOUBLE_SIGN_REMEDY}`);
     }
     if (height === last.height && last.height > 0) {
       if (last.signBytes && last.signature && last.signBytes.equals(hash)) return last.signature;
       throw new DoubleSignError(
-        `refusing to sign a second block at height ${height}: a different block was already signed there (double sign)`,
+        `Duplicate signature: refusing to sign a second block at height ${height}: a different block was already signed there; ${DOUBLE_SIGN_REMEDY}`,
       );
     }
     const signature = signBlockHash(hash, this.key.seed);

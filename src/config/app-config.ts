@@ -361,7 +361,7 @@ export function parseAppConfig(root: TomlTable, file: string = APP_TOML): Parsed
   const ctx: FileContext = { file, spelling: 'as-documented', warnings: [] };
   const stateStoreTable = sectionTable(ctx, root, STATE_STORE_SECTION.name);
   // Checked before anything else: a legacy key must never be skipped as merely "unknown".
-  rejectLegacyEvmSsKeys(file, stateStoreTable);
+  rejectLegacyEvmSsKeys(file, root);
 
   const sectionNames = new Set(Object.values(APP_SECTIONS).map((section) => section.name));
   readSettings(ctx, '', {}, root, sectionNames);

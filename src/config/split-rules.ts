@@ -32,7 +32,29 @@ export function warnEvmSsOverrides(ctx: FileContext, stateStore: TomlTable): Rea
   return handled;
 }
 
-/** Throws when `evm-ss-split = true` lacks a prerequisite; warns about settings without effect. */
+/**
+ * Throws when the state commitment or the state store is turned off: this node cannot run
+ * without either (the SC is the app hash, the SS every historical read), so `false` is
+ * refused rather than accepted and ignored.
+ */
+function requireBothStores(ctx: FileContext, config: AppConfig): void {
+  const off = !config.stateCommit.enable
+    ? { section: 'state-commit', key: 'sc-enable' }
+    : !config.stateStore.enable
+      ? { section: 'state-store', key: 'ss-enable' }
+      : undefined;
+  if (off === undefined) return;
+  throw new ConfigError({
+    file: ctx.file,
+    ...off,
+    allowed: 'true',
+    found: 'false',
+    detail: 'this node needs both the state commitment (sc-enable) and the state store (ss-enable); it cannot run with either turned off',
+    remedy: `Set ${off.key} = true in [${off.section}] (or remove the key: true is the default)`,
+  });
+}
+
+/** Throws when the SC or SS is off or `evm-ss-split = true` lacks a prerequisite; warns about settings without effect. */
 export function checkSplitRules(ctx: FileContext, config: AppConfig): void {
   const { stateCommit, stateStore } = config;
   if (stateStore.evmSsSplit) {
@@ -60,6 +82,7 @@ export function checkSplitRules(ctx: FileContext, config: AppConfig): void {
       });
     }
   }
+  requireBothStores(ctx, config);
   if (stateStore.evmSsSeparateDbs && !stateStore.evmSsSplit) {
     ctx.warnings.push(
       configWarning(

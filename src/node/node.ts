@@ -10,7 +10,7 @@ import { isAbsolute, join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import type { App, Genesis } from '../app/index.js';
 import { BlockStore } from '../chain/block-store.js';
-import { BlockSigner, loadNodeKey, loadValidatorKey } from '../chain/keys.js';
+import { BlockSigner, loadNodeKey } from '../chain/keys.js';
 import { Mempool, type CheckResult } from '../chain/mempool.js';
 import { ProposalFileError, loadProposal, proposalPath, removeProposal, type Proposal } from '../chain/proposal.js';
 import { loadConfig, type LoadedConfig } from '../config/index.js';
@@ -33,6 +33,7 @@ import { openHomeApp } from './app-options.js';
 import { NodeEthBackend } from './eth-backend.js';
 import { NodeNetwork } from './network.js';
 import { homePaths, type HomePaths } from './home.js';
+import { loadHomeValidatorKey } from './validator-key-file.js';
 import { BlockProducer, type ResumedProposal } from './producer.js';
 import { startSnapshotScheduler } from './snapshot-scheduler.js';
 import { stateSyncAtStart } from './state-sync.js';
@@ -222,7 +223,7 @@ export class StrataNode {
     // changes nothing on disk.
     if (homeHeldByAnotherProcess(paths.data)) throw new NodeStartError(homeHeldMessage(paths.data));
     const genesisRecorded = checkGenesis(paths.genesis, paths.data);
-    const validatorKey = existsSync(paths.validatorKey) ? loadValidatorKey(paths.validatorKey) : undefined;
+    const validatorKey = loadHomeValidatorKey(paths);
     const nodeKeyFile = existsSync(paths.nodeKey) ? loadNodeKey(paths.nodeKey) : undefined;
     const override = options.portOverride ?? {};
     const busy = await firstBusyPort(portClaims(config, override));

@@ -103,11 +103,12 @@ export class BlockProducer {
     this.#running = next.catch((error: unknown) => {
       this.#stopped = true;
       if (this.#timer) clearTimeout(this.#timer);
-      this.deps.logger.error('block production halted', {
+      this.deps.logger.error('Consensus failure - height halted', {
+        height: this.deps.app.height() + 1,
         error: error instanceof Error ? error.message : String(error),
         remedy:
-          'fix the cause (a full, read-only or failing data directory), then start the node again: ' +
-          'it finishes the interrupted block from the proposal log',
+          'check for upgrades or halts with `stratad status`; fix the cause (a full, read-only or failing data directory), ' +
+          'then start the node again: it finishes the interrupted block from the proposal log',
       });
       this.deps.onHalt?.(error instanceof Error ? error : new Error(String(error)));
     });

@@ -322,7 +322,11 @@ export class PeerHost {
       connection = await this.#node.dial(tcpMultiaddr(peer.host, peer.port), { signal: AbortSignal.timeout(10_000) });
     } catch (error) {
       if (this.#stopped) return;
-      this.#logger.warn(dialFailureText(peer, error), { peer: peer.nodeId, retryInMs: backoffMs });
+      this.#logger.warn(dialFailureText(peer, error), {
+        peer: peer.nodeId,
+        retryInMs: backoffMs,
+        remedy: 'check connectivity and the firewall: the peer must be running and its p2p port reachable from here',
+      });
       retry();
       return;
     }

@@ -9,6 +9,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../log/logger.js';
 import { encodeChangelogEntry } from './changelog-entry.js';
+import { InvalidArgumentError } from './errors.js';
 import { EvmStateStore } from './evm-state-store.js';
 import { MvccStore } from './mvcc-store.js';
 import { PruningManager } from './pruning-manager.js';
@@ -367,6 +368,24 @@ export class CompositeStateStore {
     }
     const results = await Promise.all([this.cosmos.prune(version), this.evm?.prune(version)]);
     return { versionsDeleted: results.reduce((n, r) => n + (r?.versionsDeleted ?? 0), 0) };
+  }
+
+  /**
+   * Rolls both sides back to `version` (see StateStore.rollback). The EVM SS goes first: were
+   * the Cosmos SS rolled back alone, the EVM side would stay ahead of it and refuse the next
+   * block, while an EVM side rolled back alone is caught up again from the Cosmos changelog at
+   * the next open.
+   */
+  async rollback(version: Version): Promise<void> {
+    const earliest = this.earliestVersion();
+    if (BigInt(version) < BigInt(earliest)) {
+      throw new InvalidArgumentError(
+        `cannot roll the state store back to height ${version}: heights below ${earliest} were pruned (ss-keep-recent); ` +
+          'restore the node from a state-sync snapshot instead',
+      );
+    }
+    await this.evm?.rollback(version);
+    await this.cosmos.rollback(version);
   }
 
   /** One pruning pass as the manager runs it (latest − ss-keep-recent). */

@@ -35,10 +35,22 @@ export class LayoutMismatchError extends StoreError {
   }
 }
 
-/** On-disk data failed a checksum or decoding check. */
+/** The operator-facing head of every corruption error, as CometBFT-based nodes word it. */
+export const DATABASE_CORRUPTED = 'Database is corrupted';
+
+/**
+ * On-disk data failed a checksum or decoding check. The message starts `Database is
+ * corrupted: ` and ends with the general remedy after any specific one the cause names.
+ */
 export class CorruptionError extends StoreError {
   constructor(message: string) {
-    super(message, 'STRATA_CORRUPTION');
+    super(
+      message.startsWith(DATABASE_CORRUPTED)
+        ? message
+        : `${DATABASE_CORRUPTED}: ${message}; if that does not help, reset the database ` +
+            '(`stratad tendermint unsafe-reset-all`, then state sync) or restore it from a backup',
+      'STRATA_CORRUPTION',
+    );
   }
 }
 

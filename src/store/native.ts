@@ -54,6 +54,8 @@ export interface NativeStore {
   setLatestVersion(version: number | bigint): void;
   setEarliestVersion(version: number | bigint): void;
   prune(version: number | bigint): Promise<{ versionsDeleted: number }>;
+  /** Removes every version above `version`: data, changelog entries, the latest marker. */
+  rollback(version: number | bigint): Promise<void>;
   import(
     version: number | bigint,
     items: ReadonlyArray<{ store: string; key: Uint8Array; value: Uint8Array }>,

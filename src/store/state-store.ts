@@ -303,6 +303,19 @@ export class StateStore {
     }
   }
 
+  /**
+   * Removes every version above `version` — data, changelog entries and the latest marker — so
+   * the store goes on as if they never happened (`stratad rollback`). Drains first. Throws
+   * InvalidArgumentError below the earliest version (pruned history cannot come back).
+   */
+  async rollback(version: Version): Promise<void> {
+    try {
+      await this.#native.rollback(version);
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  }
+
   /** Writes `items` at one version, bypassing the changelog (state sync); raises latest. */
   async import(version: Version, items: Iterable<ImportItem> | AsyncIterable<ImportItem>, chunk = 10_000): Promise<void> {
     let batch: ImportItem[] = [];

@@ -323,6 +323,10 @@ export class BlockSync {
     } else {
       this.#deps.logger.error('applying a block from peers failed; block sync stopped', { height: block.header.height, error: error.message });
     }
+    this.#deps.logger.error('Consensus failure - height halted', {
+      height: block.header.height,
+      remedy: 'check for upgrades or halts with `stratad status`; for an app-hash mismatch stop the node, run `stratad rollback` and restart',
+    });
     this.#deps.onHalt?.(error);
   }
 

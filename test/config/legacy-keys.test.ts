@@ -85,14 +85,19 @@ t.test('the legacy refusal wins over other problems in the same section', async 
   t.ok(error instanceof LegacyConfigKeyError, String(error));
 });
 
-t.test('legacy keys outside [state-store] are ordinary unknown keys', async (t) => {
+t.test('legacy keys outside [state-store] are refused too, naming where they are, with the mapping', async (t) => {
   const home = await TempHome.create(t);
-  const loaded = await home.load({ app: '[evm]\nevm-ss-write-mode = "split_write"\n' });
-  t.same(
-    loaded.warnings.map((warning) => warning.key),
-    ['evm-ss-write-mode'],
-    'warned, not refused',
-  );
+  for (const [text, section] of [
+    ['[evm]\nevm-ss-write-mode = "split_write"\n', 'evm'],
+    ['evm-ss-read-mode = "split_read"\n[state-store]\nss-backend = "pebbledb"\n', ''],
+    ['[state-commit]\nevm_ss_write_mode = "split_write"\nevm-ss-read-mode = "split_read"\n', 'state-commit'],
+  ] as const) {
+    const error = await rejection(() => home.load({ app: text }));
+    t.ok(error instanceof LegacyConfigKeyError, String(error));
+    t.equal((error as LegacyConfigKeyError).section, section);
+    t.match((error as Error).message, section === '' ? 'config/app.toml evm-ss-read-mode' : `config/app.toml [${section}] `);
+    t.match((error as Error).message, 'Mapping: evm-ss-write-mode = "split_write" together with evm-ss-read-mode = "split_read" is evm-ss-split = true');
+  }
 });
 
 t.test('splitEquivalentOfLegacyModes', async (t) => {

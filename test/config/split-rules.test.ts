@@ -60,11 +60,23 @@ t.test('the split with sc-enable = false is refused, naming sc-enable', async (t
   });
 });
 
-t.test('both layers off without the split is allowed', async (t) => {
+t.test('sc-enable = false or ss-enable = false is refused without the split too: this node needs both', async (t) => {
   const home = await TempHome.create(t);
-  const loaded = await home.load({ app: app(['sc-enable = false'], ['ss-enable = false', 'evm-ss-split = false']) });
-  t.equal(loaded.app.stateCommit.enable, false);
-  t.equal(loaded.app.stateStore.enable, false);
+  for (const [commit, store, section, key] of [
+    [['sc-enable = false'], ['ss-enable = false', 'evm-ss-split = false'], 'state-commit', 'sc-enable'],
+    [[], ['ss-enable = false'], 'state-store', 'ss-enable'],
+  ] as const) {
+    const error = await rejection(() => home.load({ app: app([...commit], [...store]) }));
+    assertConfigError(t, error, {
+      file: 'config/app.toml',
+      section,
+      key,
+      allowed: 'true',
+      found: 'false',
+      mentions: `this node needs both the state commitment (sc-enable) and the state store (ss-enable)`,
+    });
+    t.match((error as Error).message, `Set ${key} = true in [${section}]`);
+  }
 });
 
 t.test('evm-ss-separate-dbs without the split warns that it has no effect', async (t) => {

@@ -174,7 +174,7 @@ async function checkStillTakesTransactions(t: Test, port: number): Promise<void>
 }
 
 function checkNoDoubleSign(t: Test, node: RunningNode): void {
-  t.notMatch(node.output(), /double sign|block production halted/, 'no double-sign refusal, production never halted');
+  t.notMatch(node.output(), /Duplicate signature|double sign|Consensus failure - height halted/, 'no double-sign refusal, production never halted');
 }
 
 for (const step of PRODUCTION_STEPS) {
@@ -313,7 +313,7 @@ t.test('a write fault in block production stops the node with the reason and exi
   const ended = await Promise.race([node.ended, sleep(15_000).then(() => undefined)]);
   t.same(ended, { code: 1, signal: null }, 'the process exits with 1');
   const output = node.output();
-  t.match(output, /block production halted/);
+  t.match(output, /Consensus failure - height halted/);
   t.match(output, /fix the cause/, 'the log names the remedy');
   t.match(output, /stopping the node: block production failed/);
   t.match(output, /node stopped/, 'servers and stores were shut down');

@@ -75,6 +75,8 @@ class EvmStateStore final : public VersionedStore {
   void SetEarliestVersion(uint64_t version) override;
   /// Prunes every DB (in parallel); versions_deleted is the sum.
   PruneResult Prune(uint64_t version) override;
+  /// Rolls every DB back to `version` (in parallel; see MvccStore::RollbackTo).
+  void RollbackTo(uint64_t version) override;
   /// Writes "evm" items at one version, routed like ApplyEncodedAsync.
   void Import(uint64_t version, const std::vector<ImportItem>& items) override;
   /// Sums over the DBs.

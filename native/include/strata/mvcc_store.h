@@ -97,6 +97,11 @@ class MvccStore final : public VersionedStore {
   /// Removes every version at or below `version` except the newest one of each key, raises
   /// the earliest version to version + 1, then compacts the affected range.
   PruneResult Prune(uint64_t version) override;
+  /// Drains, then deletes every stored version above `version`, cuts the changelog after its
+  /// last entry at or below it and lowers the latest marker to it (a no-op at or above latest).
+  /// Readers and iterators open meanwhile are released (they then report kClosed). Throws
+  /// kInvalidArgument below the earliest readable version: pruned history cannot come back.
+  void RollbackTo(uint64_t version) override;
   /// Writes `items` at `version` in one batch, bypassing the changelog; raises latest.
   void Import(uint64_t version, const std::vector<ImportItem>& items) override;
   /// Full manual compaction.

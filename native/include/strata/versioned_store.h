@@ -41,6 +41,10 @@ class VersionedStore {
   virtual void SetEarliestVersion(uint64_t version) = 0;
   /// Keeps each key's newest version at or below `version`, deletes older ones.
   virtual PruneResult Prune(uint64_t version) = 0;
+  /// Removes every version above `version` — data, changelog entries and the latest marker —
+  /// so the store reads and writes on as if those versions never happened (rollback). Drains
+  /// first; throws kInvalidArgument when `version` is below the earliest readable version.
+  virtual void RollbackTo(uint64_t version) = 0;
   /// Writes items at one version, bypassing the changelog.
   virtual void Import(uint64_t version, const std::vector<ImportItem>& items) = 0;
   /// Write and compaction counters, and the changelog's index range.

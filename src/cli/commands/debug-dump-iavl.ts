@@ -1,11 +1,12 @@
 /**
  * `stratad debug dump-iavl <height> [--home <dir>] [-o <dir>]`: the node's view of
  * `stratadb dump-iavl` — the state commitment of a stopped node's home at `height`, one file
- * per module, for comparing app hashes between nodes.
+ * per module plus FlatKV's rows under `evm_lattice`, for comparing app hashes between nodes.
  */
 import { Command, Option } from 'clipanion';
 import { join } from 'node:path';
-import { StoreError, dumpIavl, memiavlDir } from '../../store/index.js';
+import { StoreError, memiavlDir } from '../../store/index.js';
+import { dumpCommitment } from './dump-iavl.js';
 import { defaultHome, homePaths } from '../../node/home.js';
 
 export class DebugDumpIavlCommand extends Command {
@@ -28,9 +29,7 @@ export class DebugDumpIavlCommand extends Command {
     const paths = homePaths(this.home);
     const out = this.output ?? join(paths.home, `dump-iavl-${height}`);
     try {
-      for (const tree of await dumpIavl(memiavlDir(paths.data), out, { height })) {
-        this.context.stdout.write(`Tree ${tree.module} has version ${tree.version} and root hash: ${tree.rootHash} -> ${tree.path}\n`);
-      }
+      await dumpCommitment(memiavlDir(paths.data), out, { height }, (line) => this.context.stdout.write(`${line}\n`));
       return 0;
     } catch (error) {
       this.context.stderr.write(`dump-iavl failed: ${error instanceof StoreError ? error.message : String(error)}\n`);

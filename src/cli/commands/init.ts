@@ -11,6 +11,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_EVM_CHAIN_ID, DEV_ACCOUNT_BALANCE, buildGenesis, devAccounts, writeGenesisFile } from '../../chain/genesis-file.js';
 import { nodeKey, validatorKey, writeNodeKey, writeSignState, writeValidatorKey } from '../../chain/keys.js';
+import { operatorAddress } from '../../app/index.js';
 import { configPaths, defaultAppConfig, defaultNodeConfig, renderAppToml, renderConfigToml } from '../../config/index.js';
 
 /** Voting power of the single genesis validator. */
@@ -91,6 +92,7 @@ export class InitCommand extends Command {
     out.write(`  moniker:           ${this.moniker}\n`);
     out.write(`  node id:           ${p2p.id}\n`);
     out.write(`  validator address: ${validator.address}\n`);
+    out.write(`  operator address:  ${operatorAddress(Buffer.from(validator.address, 'hex'))}\n`);
     if (accounts.length > 0) {
       out.write(`\nDevelopment accounts, ${DEV_ACCOUNT_BALANCE / 10n ** 18n} ether each (their keys are public: local chains only):\n`);
       accounts.forEach((a, i) => out.write(`  (${i}) ${a.address}  private key ${a.privateKey}\n`));

@@ -4,8 +4,9 @@
  * back N blocks (default 1) and the stored blocks stay, so the next start re-executes them
  * (as CometBFT's rollback does); `--hard` also removes them from the block store. When the
  * app is ahead (a crash between the commit and the block's storing), it goes back to the
- * block store's height. The state store keeps its later versions (re-executed blocks rewrite
- * them).
+ * block store's height. The state commitment and the state store (both sides of a split node)
+ * go back together, so a rollback can be repeated, and `--num-blocks` reaches as far back as
+ * the state commitment's history does.
  *
  * `--to-intact` is the remedy a CorruptionError of the state commitment names: it cuts
  * memiavl's or FlatKV's changelog at a damaged entry (the entries before it are checksummed
@@ -18,6 +19,7 @@ import { BlockStore } from '../../chain/block-store.js';
 import { loadConfig, type LoadedConfig } from '../../config/index.js';
 import { Logger } from '../../log/logger.js';
 import { appOptionsOf, openHomeApp } from '../../node/app-options.js';
+import { homeHeldByAnotherProcess, homeHeldMessage } from '../../node/home-lock.js';
 import { CommitStore } from '../../store/index.js';
 import { defaultHome, homePaths, type HomePaths } from '../../node/home.js';
 
@@ -42,6 +44,13 @@ export class RollbackCommand extends Command {
       return 2;
     }
     const paths = homePaths(this.home);
+    if (homeHeldByAnotherProcess(paths.data)) {
+      this.context.stderr.write(
+        `rollback failed: ${homeHeldMessage(paths.data)}\n` +
+          'The node was not shut down properly or is still running: kill the node process (reboot if needed), then repeat the rollback.\n',
+      );
+      return 1;
+    }
     const logger = new Logger({ level: 'warn' });
     let app: App | undefined;
     let store: BlockStore | undefined;
@@ -56,6 +65,7 @@ export class RollbackCommand extends Command {
       if (target < 1) throw new Error(`cannot roll back below height 1 (app at ${appHeight}, block store at ${storeHeight})`);
       if (appHeight > target) {
         const hash = await app.rollback(target);
+        this.context.stdout.write(`Rolled back SS to version ${target}\n`);
         this.context.stdout.write(`Rolled back CMS to version ${target}\n`);
         this.context.stdout.write(`Rolled back app state to height ${target} and hash ${Buffer.from(hash).toString('hex').toUpperCase()}\n`);
       }
@@ -66,7 +76,6 @@ export class RollbackCommand extends Command {
       if (!this.hard && storeHeight > target) {
         this.context.stdout.write(`The block store keeps blocks ${target + 1}..${storeHeight}; the next start re-executes them\n`);
       }
-      this.context.stdout.write('WARNING: state store rollback skipped: the state store keeps its later versions; re-executed blocks rewrite them\n');
       return 0;
     } catch (error) {
       this.context.stderr.write(`rollback failed: ${error instanceof Error ? error.message : String(error)}\n`);

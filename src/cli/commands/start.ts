@@ -69,7 +69,8 @@ export class StartCommand extends Command {
     if (crashed !== undefined) return 1;
     if (!failure) return 0;
     this.context.stderr.write(
-      `block production failed: ${failure.message}; fix the cause, then start the node again (it finishes the interrupted block itself)\n`,
+      `Consensus failure - height halted: block production failed: ${failure.message}; check for upgrades or halts with \`stratad status\`, ` +
+        'fix the cause, then start the node again (it finishes the interrupted block itself)\n',
     );
     return 1;
   }
