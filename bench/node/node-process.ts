@@ -1,5 +1,3 @@
-import { createRequire } from 'node:module';
-const require = createRequire(import.meta.url);
 /**
  * A `stratad` node for the benchmark: a home made by `stratad init` (built CLI in dist) with
  * free loopback ports, the chosen block interval and a mempool large enough for the whole
@@ -152,7 +150,6 @@ export function supervise(child: ChildProcess, port: number): RunningProcess {
   let output = '';
   const keep = (chunk: string) => {
     output = (output + chunk).slice(-20_000);
-    if (process.env.DIAG_LOG) require('node:fs').appendFileSync(process.env.DIAG_LOG, chunk);
   };
   child.stdout?.setEncoding('utf8').on('data', keep);
   child.stderr?.setEncoding('utf8').on('data', keep);
