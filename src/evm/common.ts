@@ -28,3 +28,14 @@ export function createChainCommon(evmChainId: number | bigint): Common {
   common.updateParams = updateParamsUnlessPreloaded;
   return common;
 }
+
+/**
+ * The Common to build one VM on. @ethereumjs's EVM subscribes to its Common's
+ * `hardforkChanged` event and never unsubscribes, so an EVM built on the chain's long-lived
+ * Common stays reachable from it — with its state manager and everything that holds — for as
+ * long as the node runs. A copy per VM lives and dies with that VM (copies are cheap: the
+ * parameter tables stay shared).
+ */
+export function vmCommon(common: Common): Common {
+  return common.copy();
+}

@@ -14,6 +14,7 @@ import { NO_BLOCK_HASHES, blockHashChain, type BlockHashLookup } from './block-h
 import { keccak256 } from './crypto.js';
 import { BlockGasLimitReachedError, TxExecutionFailedError, TxRejectedError } from './errors.js';
 import { TRANSFER_GAS, applyPlainTransfer, isPlainTransfer, precompileSet } from './plain-transfer.js';
+import { vmCommon } from './common.js';
 import { gethEvmOptions } from './returndata-bounds.js';
 import { OverlayStateManager, type StateView } from './state-manager.js';
 import { checkTx, decodeTx, effectiveGasPrice, type DecodedTx } from './validate.js';
@@ -81,7 +82,7 @@ export interface BlockExecution {
 
 /** A VM over `stateManager` with the chain's rules; BLOCKHASH answers from `hashes`. */
 export async function createChainVM(common: Common, stateManager: OverlayStateManager, hashes: BlockHashLookup = NO_BLOCK_HASHES): Promise<VM> {
-  return createVM({ common, stateManager, blockchain: blockHashChain(hashes), evmOpts: gethEvmOptions(common) });
+  return createVM({ common: vmCommon(common), stateManager, blockchain: blockHashChain(hashes), evmOpts: gethEvmOptions(common) });
 }
 
 function toReceipt(result: RunTxResult, decoded: DecodedTx, cumulative: bigint, baseFee: bigint, firstLogIndex: number): Receipt {

@@ -14,6 +14,7 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 
 import { coinbaseOf, evmBlock, type BlockContext, type BlockOverrides } from './block-context.js';
 import { applyOverrides, messageTx, refusalMessage, type CallEnvironment, type CallRequest, type StateOverrides } from './call.js';
+import { vmCommon } from './common.js';
 import { keccak256 } from './crypto.js';
 import { gethMessageError } from './errors.js';
 import { gethEvmOptions } from './returndata-bounds.js';
@@ -303,7 +304,7 @@ export async function simulate(env: CallEnvironment, base: SimulationBase, paylo
       const moves = precompileMoves(env, block);
       await applyOverrides(state, block.stateOverrides);
       // Moved precompiles need an EVM made with them, over the same state, for this block only.
-      const blockVm = moves.length === 0 ? vm : await createVM({ common: env.common, stateManager: state, blockchain: vm.blockchain, evmOpts: { ...gethEvmOptions(env.common), customPrecompiles: moves } });
+      const blockVm = moves.length === 0 ? vm : await createVM({ common: vmCommon(env.common), stateManager: state, blockchain: vm.blockchain, evmOpts: { ...gethEvmOptions(env.common), customPrecompiles: moves } });
       const baseFee = block.overrides.baseFee ?? (payload.validation ? parent.baseFee : 0n);
       const ctx = blockContext(block, parent, baseFee);
       const header = evmBlock(env.common, ctx);

@@ -17,6 +17,7 @@ import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 
 import type { StateView } from '../../evm/state-manager.js';
 import { blockHashChain } from '../../evm/block-hashes.js';
+import { vmCommon } from '../../evm/common.js';
 import { gethEvmOptions } from '../../evm/returndata-bounds.js';
 import type { NamedChangeset } from '../../store/index.js';
 import { ImportedChainConfig } from './chain-config.js';
@@ -136,7 +137,7 @@ export async function executeImportedBlock(block: Block, parent: StateView, hash
   };
   const common = block.common;
   const state = ImportedStateManager.over(parent, common);
-  const vm = await createVM({ common, stateManager: state, blockchain: ancestry(hashOf), evmOpts: gethEvmOptions(common) });
+  const vm = await createVM({ common: vmCommon(common), stateManager: state, blockchain: ancestry(hashOf), evmOpts: gethEvmOptions(common) });
   let result: Awaited<ReturnType<typeof runBlock>>;
   try {
     result = await runBlock(vm, { block, generate: true, skipBlockValidation: true, skipHardForkValidation: true });
@@ -180,7 +181,7 @@ export function importedExecutionContext(
       return { tx, hash: tx.hash() };
     },
     createVM: async (parent) => {
-      const vm = await createVM({ common, stateManager: ImportedStateManager.over(parent, common), blockchain: ancestry(hashOf), evmOpts: gethEvmOptions(common) });
+      const vm = await createVM({ common: vmCommon(common), stateManager: ImportedStateManager.over(parent, common), blockchain: ancestry(hashOf), evmOpts: gethEvmOptions(common) });
       await systemWrites(vm, block);
       return vm;
     },
