@@ -25,7 +25,7 @@ t.test('building a VM leaves no listener on the Common it was built from', async
   const app = await openApp(tempDir(t), testGenesis([alice, bob]));
   t.teardown(() => app.close());
   await app.initChain();
-  for (let i = 0; i < 3; i++) await createChainVM(common, new OverlayStateManager(stateOf(app).at(0)));
+  for (let i = 0; i < 3; i++) await createChainVM(common, new OverlayStateManager(stateOf(app).at(0).view));
   t.equal(listeners(common), 0, 'three VMs built, no listener on the Common');
 });
 
