@@ -66,6 +66,7 @@ const DOCUMENTED_NODE = {
   statesync: { enable: false, rpcServers: [], trustHeight: 0, trustHash: '', trustPeriod: '168h0m0s' },
   consensus: { timeoutCommit: '1s' },
   instrumentation: { prometheus: true, prometheusListenAddr: { host: '', port: 26660 } },
+  log: { file: '', maxFileSizeMb: 100, maxFiles: 5 },
 };
 
 /** The config with every Duration written as its Go text, to compare with plain objects. */
