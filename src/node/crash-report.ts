@@ -7,6 +7,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Logger } from '../log/logger.js';
 import type { LogRing } from '../log/ring-buffer.js';
 import { VERSION } from './version.js';
 
@@ -54,6 +55,22 @@ export class CrashReporter {
     private readonly ring: LogRing,
     private readonly status: () => Record<string, unknown>,
   ) {}
+
+  /**
+   * Writes a report for `error` and logs where it went; returns its path, or undefined when it
+   * could not be written. Never throws: it runs while the node is failing (a read-only or full
+   * data directory among the causes), and must not turn a clean stop into a crash.
+   */
+  record(kind: string, error: unknown, logger: Logger): string | undefined {
+    try {
+      const path = this.write(kind, error);
+      logger.error('crash report written', { path });
+      return path;
+    } catch (writeError) {
+      logger.error('crash report could not be written', { dir: crashReportDir(this.dataDir), error: writeError instanceof Error ? writeError.message : String(writeError) });
+      return undefined;
+    }
+  }
 
   /** Writes a report for `error` (and every failure recorded before it); returns its path. */
   write(kind: string, error: unknown): string {

@@ -415,10 +415,7 @@ export class StrataNode {
               snapshots.afterBlock(block.header.height);
               afterBlockForTest(block.header.height);
             },
-            onHalt: (error) => {
-              const report = crashReports.write('block sync halted', error);
-              logger.error('crash report written', { path: report });
-            },
+            onHalt: (error) => void crashReports.record('block sync halted', error, logger),
           })
         : undefined;
       if (network) {
@@ -457,7 +454,7 @@ export class StrataNode {
       // may hold a block its store does not, and only a restart reconciles them.
       void halted.then((error) => {
         logger.error('stopping the node: block production failed', { error: error.message });
-        logger.error('crash report written', { path: crashReports.write('block production halted', error) });
+        crashReports.record('block production halted', error, logger);
         return node.stop();
       });
       logger.info('node started', {

@@ -43,13 +43,13 @@ t.test('refusals and the dry run change nothing', async (t) => {
   await t.test('sc-enable false', async (t) => {
     const home = copyHome(t, rpcHome.home);
     await editApp(home, (app) => ({ ...app, stateCommit: { ...app.stateCommit, enable: false } }));
-    await refused(t, 'sc-enable', home, rpc, /migration refused \(sc-enable\): sc-enable = false/, /Fix: set sc-enable = true in \[state-commit\]/);
+    await refused(t, 'sc-enable', home, rpc, /migration refused \(configuration\): .*sc-enable: expected true; found false/, /Set sc-enable = true in \[state-commit\]/);
   });
 
   await t.test('ss-enable false', async (t) => {
     const home = copyHome(t, rpcHome.home);
     await editApp(home, (app) => ({ ...app, stateStore: { ...app.stateStore, enable: false } }));
-    await refused(t, 'ss-enable', home, rpc, /migration refused \(ss-enable\): ss-enable = false/, /Fix: set ss-enable = true in \[state-store\]/);
+    await refused(t, 'ss-enable', home, rpc, /migration refused \(configuration\): .*ss-enable: expected true; found false/, /Set ss-enable = true in \[state-store\]/);
   });
 
   await t.test('legacy evm-ss-write-mode / evm-ss-read-mode', async (t) => {

@@ -15,6 +15,7 @@ import { ImportedChainConfig } from '../../app/imported-chain/chain-config.js';
 import { readChainFile } from '../../chain/chain-file.js';
 import { importedHomeGenesis, importChain } from '../../sync/chain-import.js';
 import { writeGenesisFile } from '../../chain/genesis-file.js';
+import { validatorKey, writeValidatorKey } from '../../chain/keys.js';
 import { BlockStoreError } from '../../chain/block-store.js';
 import { configPaths, defaultAppConfig, defaultNodeConfig, loadConfig, renderAppToml, renderConfigToml } from '../../config/index.js';
 import { Logger } from '../../log/logger.js';
@@ -75,6 +76,9 @@ export class DebugImportEthChainCommand extends Command {
       writeFileSync(files.app, renderAppToml(defaultAppConfig()));
       writeFileSync(files.node, renderConfigToml({ ...defaultNodeConfig(), moniker: 'imported-chain' }));
       writeGenesisFile(paths.genesis, importedHomeGenesis(config));
+      // The home's own validator key, which its genesis does not name: like an RPC node's, it
+      // never signs (the blocks come from the chain file), and the node requires the file.
+      writeValidatorKey(paths.validatorKey, validatorKey());
       const loaded = await loadConfig(paths.home);
 
       const lines: string[] = [];

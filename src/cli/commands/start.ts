@@ -49,9 +49,10 @@ export class StartCommand extends Command {
         finish(undefined);
       };
       const crash = (kind: string) => (error: unknown): void => {
-        const path = node.crashReports.write(kind, error);
-        node.logger.error(`${kind}; crash report written, the node stops`, { path, error: error instanceof Error ? error.message : String(error) });
-        this.context.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\ncrash report: ${path} (bundle it with \`stratad crash-report --home ${this.home}\`)\n`);
+        node.logger.error(`${kind}; the node stops`, { error: error instanceof Error ? error.message : String(error) });
+        const path = node.crashReports.record(kind, error, node.logger);
+        const where = path === undefined ? 'no crash report (it could not be written; see the log)' : `crash report: ${path} (bundle it with \`stratad crash-report --home ${this.home}\`)`;
+        this.context.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n${where}\n`);
         if (crashed === undefined) {
           crashed = error;
           // A process in an unknown state may not finish its shutdown; it must still end.

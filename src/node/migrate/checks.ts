@@ -70,21 +70,15 @@ function checkNotValidator(paths: HomePaths, genesis: GenesisFile): void {
   );
 }
 
-/** Refuses an archive node and a home whose SC or SS is off. */
+/** Refuses an archive node (sc-enable / ss-enable off are refused by the configuration itself). */
 function checkStateSettings(config: LoadedConfig): void {
-  const { stateCommit, stateStore } = config.app;
+  const { stateStore } = config.app;
   if (stateStore.keepRecent === 0) {
     throw new MigrationRefusedError(
       'archive node',
       'ss-keep-recent = 0 in [state-store] keeps every version (an archive node); a state sync starts from one snapshot height and cannot rebuild that history, and archive nodes are not supported by the migration',
       'keep this archive node on evm-ss-split = false, or set ss-keep-recent to the number of recent versions an RPC node keeps (e.g. 100000) if this node is not meant to be an archive',
     );
-  }
-  if (!stateCommit.enable) {
-    throw new MigrationRefusedError('sc-enable', 'sc-enable = false in [state-commit]; the split needs the state commitment on', 'set sc-enable = true in [state-commit] of app.toml');
-  }
-  if (!stateStore.enable) {
-    throw new MigrationRefusedError('ss-enable', 'ss-enable = false in [state-store]; the split needs the state store on', 'set ss-enable = true in [state-store] of app.toml');
   }
   if (!config.app.evm.httpEnabled) {
     throw new MigrationRefusedError(
