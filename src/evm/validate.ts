@@ -20,6 +20,7 @@ import {
   WrongChainIdError,
 } from './errors.js';
 import { decodeUint } from './keys.js';
+import { recoveryClock } from './recovery-clock.js';
 
 /** A decoded, signature-checked transaction. */
 export interface DecodedTx {
@@ -92,10 +93,13 @@ export function decodeTx(raw: Uint8Array, common: Common): DecodedTx {
   }
   if (!tx.isSigned()) throw new InvalidSignatureError('transaction is not signed');
   let sender: Address;
+  const recovering = performance.now();
   try {
     sender = tx.getSenderAddress();
   } catch (error) {
     throw new InvalidSignatureError(message(error));
+  } finally {
+    recoveryClock.seconds += (performance.now() - recovering) / 1000;
   }
   const is1559 = tx.supports(Capability.EIP1559FeeMarket);
   const fees = tx as unknown as { gasPrice?: bigint; maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint };

@@ -8,10 +8,15 @@ import { StoreSizes } from './metrics-store-sizes.js';
 
 /** Buckets (seconds) of the block-stage histograms: a block takes milliseconds to seconds. */
 const BLOCK_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Buckets (seconds) of admission per transaction: tens of microseconds to milliseconds. */
+const ADMISSION_BUCKETS = [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01];
 /** Buckets (seconds) of RPC latency: from cached reads to long traces. */
 const RPC_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** The label every method that is not served collapses into, so a client cannot grow the label set. */
 export const UNKNOWN_METHOD_LABEL = 'unknown';
+
+/** The stages of a block the histogram `strata_block_stage_duration_seconds` has. */
+export type BlockStageName = 'execute' | 'sc_commit' | 'ss_apply' | 'sign' | 'block_store';
 
 /** Values a scrape reads from the running node. */
 export interface NodeMetricSources {
@@ -35,6 +40,9 @@ export interface NodeMetricSources {
 export class NodeMetrics {
   readonly registry = new Registry();
   readonly #blockStage: Histogram<'stage'>;
+  /** Label children bound once, so admission observes without building a label object per transaction. */
+  readonly #admissionRecover: Histogram.Internal<'stage'>;
+  readonly #admissionChecks: Histogram.Internal<'stage'>;
   readonly #rpcRequests: Counter<'method' | 'outcome'>;
   readonly #rpcLatency: Histogram<'method'>;
   readonly #traces: Histogram<'method' | 'outcome'>;
@@ -76,11 +84,22 @@ export class NodeMetrics {
     });
     this.#blockStage = new Histogram({
       name: 'strata_block_stage_duration_seconds',
-      help: 'Time of each stage of a block: execute (transactions), sc_commit (state commitment, the app hash), ss_apply (state store).',
+      help:
+        'Time of each stage of a block: execute (transactions), sc_commit (state commitment, the app hash), ss_apply (state store); ' +
+        'on a validator also sign (the header) and block_store (block, receipts and commit saved).',
       labelNames: ['stage'],
       buckets: BLOCK_BUCKETS,
       registers,
     });
+    const admission = new Histogram({
+      name: 'strata_admission_seconds',
+      help: 'Mempool admission time per transaction: recover (sender recovery from the signature) and checks (decoding, nonce, balance, fee and pool checks).',
+      labelNames: ['stage'],
+      buckets: ADMISSION_BUCKETS,
+      registers,
+    });
+    this.#admissionRecover = admission.labels({ stage: 'recover' });
+    this.#admissionChecks = admission.labels({ stage: 'checks' });
     this.#rpcRequests = new Counter({
       name: 'strata_rpc_requests_total',
       help: 'JSON-RPC calls by method and outcome (ok or error); methods the node does not serve count as "unknown".',
@@ -104,8 +123,14 @@ export class NodeMetrics {
   }
 
   /** Records how long one stage of one block took. */
-  observeBlockStage(stage: 'execute' | 'sc_commit' | 'ss_apply', seconds: number): void {
+  observeBlockStage(stage: BlockStageName, seconds: number): void {
     this.#blockStage.observe({ stage }, seconds);
+  }
+
+  /** Records one transaction's admission: its sender recovery and the rest of its checks. */
+  observeAdmission(recoverSeconds: number, checksSeconds: number): void {
+    this.#admissionRecover.observe(recoverSeconds);
+    this.#admissionChecks.observe(checksSeconds);
   }
 
   /** Records one JSON-RPC call; `method` is undefined for a method the node does not serve. */

@@ -43,6 +43,8 @@ import { bytesHex, plainHex } from '../util/hex.js';
 import { snapshotsDir } from '../store/index.js';
 import { traceLimitsOf } from '../trace/index.js';
 import { importedNextBaseFee } from './imported-fees.js';
+import { recoveryClock } from '../evm/recovery-clock.js';
+import { BlockStageTimes } from './block-stage-times.js';
 import { NodeMetrics } from './metrics.js';
 
 /** Ports the node listens on (0 in tests picks free ones). */
@@ -275,27 +277,36 @@ export class StrataNode {
         maxTxsPerSender: mp.maxTxsPerSender,
         height: stored,
         check: (raw): CheckResult => {
-          const verdict = app.validateTx(raw, admissionBaseFee);
-          if (!verdict.ok) return { ok: false, reason: verdict.error.message };
-          const tx = verdict.tx;
-          // A gap in a sender's nonces is refused rather than queued: an RPC client gets the
-          // error at once instead of a transaction that never lands.
-          const sender = bytesHex(tx.sender);
-          const next = mempool.pendingNonce(sender);
-          if (tx.nonce > next) return { ok: false, reason: `nonce too high: next nonce ${next}, tx nonce ${tx.nonce}` };
-          const tipCap = tx.maxFeePerGas - admissionBaseFee;
-          return {
-            ok: true,
-            tx: {
-              sender,
-              nonce: tx.nonce,
-              gasLimit: tx.gasLimit,
-              fee: tx.maxPriorityFeePerGas < tipCap ? tx.maxPriorityFeePerGas : tipCap,
-            },
-          };
+          const started = performance.now();
+          const recoveredBefore = recoveryClock.seconds;
+          const result = admit(raw);
+          const recover = recoveryClock.seconds - recoveredBefore;
+          nodeMetrics.observeAdmission(recover, (performance.now() - started) / 1000 - recover);
+          return result;
         },
         accountNonce: (sender) => chain.state.nonce(Buffer.from(sender.slice(2), 'hex'), 'latest'),
       });
+      /** The app's and the pool's checks of one transaction offered to the mempool. */
+      function admit(raw: Uint8Array): CheckResult {
+        const verdict = app.validateTx(raw, admissionBaseFee);
+        if (!verdict.ok) return { ok: false, reason: verdict.error.message };
+        const tx = verdict.tx;
+        // A gap in a sender's nonces is refused rather than queued: an RPC client gets the
+        // error at once instead of a transaction that never lands.
+        const sender = bytesHex(tx.sender);
+        const next = mempool.pendingNonce(sender);
+        if (tx.nonce > next) return { ok: false, reason: `nonce too high: next nonce ${next}, tx nonce ${tx.nonce}` };
+        const tipCap = tx.maxFeePerGas - admissionBaseFee;
+        return {
+          ok: true,
+          tx: {
+            sender,
+            nonce: tx.nonce,
+            gasLimit: tx.gasLimit,
+            fee: tx.maxPriorityFeePerGas < tipCap ? tx.maxPriorityFeePerGas : tipCap,
+          },
+        };
+      }
 
       const eth = new NodeEthBackend(app, chain, mempool);
       const rpc = createEthMethods(eth, {
@@ -318,7 +329,8 @@ export class StrataNode {
         pools: workers,
         dataDir: paths.data,
       });
-      app.observeBlockStages((stage, seconds) => nodeMetrics.observeBlockStage(stage, seconds));
+      const stageTimes = new BlockStageTimes(nodeMetrics);
+      app.observeBlockStages((stage, seconds) => stageTimes.record(stage, seconds));
       const dispatcher = new Dispatcher(methods, {
         maxBatchSize: config.app.evm.maxBatchSize,
         maxInFlight: config.app.evm.maxConcurrentRequests,
@@ -442,6 +454,7 @@ export class StrataNode {
             afterBlockForTest(block.header.height);
           },
           proposalPath: proposalPath(paths.data),
+          stageTimes,
           resume,
           onHalt: halt,
         });

@@ -16,6 +16,7 @@ import { removeProposal, writeProposal, type Proposal } from '../chain/proposal.
 import { keccak256 } from '../evm/crypto.js';
 import type { ExecutedTx } from '../evm/executor.js';
 import type { Logger } from '../log/logger.js';
+import type { BlockStageTimes } from './block-stage-times.js';
 
 /** What the producer needs. */
 export interface ProducerDeps {
@@ -28,8 +29,10 @@ export interface ProducerDeps {
   logger: Logger;
   /** Called after each stored block. */
   onBlock: (block: Block & { hash: Uint8Array }, result: BlockResult) => void;
-  /** Most transactions per block. */
+  /** Most transactions per block (default: 10,000, or as many transfers as the block gas limit holds when that is more). */
   maxTxsPerBlock?: number;
+  /** Receives the sign and block_store stage times and holds the app's; logged once per block. */
+  stageTimes?: BlockStageTimes;
   /** The proposal log's file (chain/proposal.ts). */
   proposalPath: string;
   /** A proposal persisted before a crash: its block is the first one produced. */
@@ -47,6 +50,9 @@ export interface ResumedProposal {
    */
   executed: boolean;
 }
+
+/** Gas of a plain transfer: a block's gas limit over it is the most transactions the block can hold. */
+const TRANSFER_GAS = 21_000n;
 
 /** The steps of block production a test can kill the process after (see CRASH_HOOK). */
 export const PRODUCTION_STEPS = ['after-proposal', 'after-sc-commit', 'after-commit', 'after-sign', 'after-store'] as const;
@@ -162,6 +168,8 @@ export class BlockProducer {
         : this.#propose(height, lastBlockHash, previousAppHash);
     const { timeMs, baseFee, gasLimit } = proposal;
     crashPoint('after-proposal', height);
+    // Stages the app recorded since the last block (a restart's replay) are not this block's.
+    this.deps.stageTimes?.take();
     const result = alreadyExecuted ? this.#executedFirstBlock(proposal) : await app.executeBlock({ height, timeMs, proposer, baseFee, gasLimit }, proposal.txs);
     crashPoint('after-commit', height);
     const executed = result.txs.filter((t): t is ExecutedTx => t.kind === 'executed');
@@ -179,17 +187,22 @@ export class BlockProducer {
       baseFee,
       logsBloom: result.logsBloom,
     };
+    const signing = performance.now();
     const hash = blockHash(header);
     const signature = signer.sign(height, hash);
+    const storing = performance.now();
+    this.deps.stageTimes?.record('sign', (storing - signing) / 1000);
     crashPoint('after-sign', height);
     const block: Block = { header, txs: executed.map((t) => t.raw), signature };
     await store.saveBlock(block, executed.map(storedReceipt), [{ validatorAddress: proposer, timestampMs: timeMs, signature }]);
+    this.deps.stageTimes?.record('block_store', (performance.now() - storing) / 1000);
     crashPoint('after-store', height);
     removeProposal(this.deps.proposalPath);
     mempool.update(height, result.txs.map((t) => t.raw));
     for (const skipped of result.txs) {
       if (skipped.kind === 'skipped') this.deps.logger.debug('transaction left out of the block', { height, reason: skipped.reason.message });
     }
+    if (this.deps.stageTimes) this.deps.logger.debug('block stage times (ms)', { height, txs: executed.length, ...this.deps.stageTimes.take() });
     this.deps.logger.info('committed block', {
       height,
       txs: executed.length,
@@ -203,7 +216,7 @@ export class BlockProducer {
     const { app, mempool, proposer } = this.deps;
     const gasLimit = BigInt(app.genesis.params.block_gas_limit);
     // Block 1 commits the genesis state alone, so height 0 (genesis) stays a readable state.
-    const reaped = height === app.genesis.initial_height ? [] : mempool.reap(gasLimit, this.deps.maxTxsPerBlock ?? 10_000);
+    const reaped = height === app.genesis.initial_height ? [] : mempool.reap(gasLimit, this.deps.maxTxsPerBlock ?? Math.max(10_000, Number(gasLimit / TRANSFER_GAS)));
     const proposal: Proposal = {
       height,
       timeMs: Date.now(),

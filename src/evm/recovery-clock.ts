@@ -1,0 +1,9 @@
+/**
+ * Time spent recovering transaction senders on this thread, summed. Admission reads it before
+ * and after checking one transaction to split that transaction's time into sender recovery and
+ * the rest, without the recovery code having to return or allocate anything for it.
+ */
+export const recoveryClock = {
+  /** Seconds spent in sender recovery so far. */
+  seconds: 0,
+};
