@@ -69,6 +69,17 @@ export interface SuiteSpec {
 }
 
 const ANVIL = 'Anvil';
+
+/** bench:pipeline's stages (keys of its `pipelineStageMs`) and their names in the report; the first five are per block with p50/p99. */
+const PIPELINE_STAGES: ReadonlyArray<readonly [string, string]> = [
+  ['execute', 'execution'],
+  ['sc_commit', 'SC commit'],
+  ['ss_apply', 'SS apply'],
+  ['sign', 'header signing'],
+  ['block_store', 'block store'],
+  ['recover', 'admission: sender recovery'],
+  ['admission', 'admission: other checks'],
+];
 const atLeastAnvil: Goal = { kind: 'ratioAtLeast', min: 1 };
 
 /** Mean-of-rounds figure of bench:node with its spread, Strata against Anvil. */
@@ -170,8 +181,15 @@ export const SUITES: Record<SuiteName, SuiteSpec> = {
     expectedSeconds: { quick: 180, full: 600 },
     figures: [
       { label: 'sustained transfers, submission to SS-applied', unit: 'tx/s', strata: 'pipelineTxPerSec', peer: { name: 'sender-recovery ceiling', field: 'ecrecoverCeilingTxPerSec' }, goal: { kind: 'ratioAtLeast', min: 0.5 } },
+      { label: 'submission accepted', unit: 'tx/s', strata: 'submitTxPerSec' },
+      { label: 'block stages alone, one thread', unit: 'tx/s', strata: 'serialStagesTxPerSec' },
+      { label: 'sender recovery, one thread', unit: 'tx/s', strata: 'ecrecoverOneThreadTxPerSec' },
+      ...PIPELINE_STAGES.map(([stage, label]): FigureSpec => ({ label: `${label} per block`, unit: 'ms', strata: `pipelineStageMs.${stage}.meanMs`, lowerIsBetter: true })),
     ],
-    latency: [],
+    latency: PIPELINE_STAGES.slice(0, 5).map(([stage, label]): LatencySpec => ({
+      label,
+      series: [{ side: 'Strata', p50: `pipelineStageMs.${stage}.p50Ms`, p99: `pipelineStageMs.${stage}.p99Ms` }],
+    })),
     scaling: [],
   },
   sync: {
