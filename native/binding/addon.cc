@@ -6,6 +6,7 @@
 #include "addon_data.h"
 #include "binding_base.h"
 #include "commit_store_binding.h"
+#include "memory_budget_binding.h"
 #include "mvcc_iterator_binding.h"
 #include "plain_kv_binding.h"
 #include "state_store_binding.h"
@@ -20,6 +21,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   MvccIteratorBinding::Init(env, exports);
   CommitStoreBinding::Init(env, exports);
   PlainKvBinding::Init(env, exports);
+  MemoryBudgetBinding::Init(env, exports);
   env.AddCleanupHook([open_stores] { CloseAll(*open_stores); });
   return exports;
 }

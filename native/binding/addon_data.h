@@ -23,6 +23,7 @@ struct AddonData {
   Napi::FunctionReference iterator_constructor;
   Napi::FunctionReference commit_store_constructor;
   Napi::FunctionReference plain_kv_constructor;
+  Napi::FunctionReference memory_budget_constructor;
   std::shared_ptr<OpenStores> open_stores = std::make_shared<OpenStores>();
 };
 

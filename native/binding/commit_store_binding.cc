@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "convert.h"
+#include "memory_budget_binding.h"
 #include "strata/dump_iavl.h"
 #include "strata/repair_snapshots.h"
 #include "strata/state_snapshot.h"
@@ -20,6 +21,7 @@ sc::CommitStoreOptions ToCommitOptions(const Napi::Value& value) {
   if (auto v = fields.Integer("initialVersion", 0)) options.memiavl.initial_version = *v;
   if (auto v = fields.Integer("hashThreads", 1)) options.memiavl.hash_threads = options.flatkv.hash_threads = static_cast<int>(*v);
   if (auto v = fields.Integer("blockCacheBytes", 1 << 20)) options.flatkv.block_cache_bytes = static_cast<uint64_t>(*v);
+  if (auto budget = fields.Defined("memoryBudget")) options.flatkv.memory_budget = MemoryBudgetBinding::From(*budget);
   if (auto v = fields.Integer("snapshotWriteRateMbps", 0)) options.memiavl.snapshot_write_rate_mbps = *v;
   fields.Flag("asyncSnapshot", &options.memiavl.async_snapshot);
   fields.Flag("flatkv", &options.flatkv_enabled);

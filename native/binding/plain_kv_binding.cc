@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "convert.h"
+#include "memory_budget_binding.h"
 
 namespace strata::binding {
 
@@ -17,6 +18,7 @@ PlainKvOptions ToPlainKvOptions(const Napi::Value& value) {
   fields.Flag("createIfMissing", &options.create_if_missing);
   fields.Flag("readOnly", &options.read_only);
   if (auto cache = fields.Defined("blockCacheBytes")) options.block_cache_bytes = ToVersion(*cache, "blockCacheBytes");
+  if (auto budget = fields.Defined("memoryBudget")) options.memory_budget = MemoryBudgetBinding::From(*budget);
   return options;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "convert.h"
+#include "memory_budget_binding.h"
 #include "strata/evm_state_store.h"
 #include "strata/mvcc_store.h"
 #include "mvcc_iterator_binding.h"
@@ -24,6 +25,7 @@ StoreOptions ToStoreOptions(const Napi::Value& value) {
   }
   if (auto v = fields.Integer("changelogKeepEntries", 0)) options.changelog_keep_entries = static_cast<uint64_t>(*v);
   if (auto v = fields.Integer("blockCacheBytes", 1 << 20)) options.block_cache_bytes = static_cast<uint64_t>(*v);
+  if (auto budget = fields.Defined("memoryBudget")) options.memory_budget = MemoryBudgetBinding::From(*budget);
   if (auto v = fields.Defined("logOnlyStores")) {
     if (!v->IsArray()) ThrowInvalid(value.Env(), "logOnlyStores must be an array of store names");
     Napi::Array names = v->As<Napi::Array>();

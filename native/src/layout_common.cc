@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "layout_engine.h"
+#include "rocks_memory.h"
 #include "open_error.h"
 
 namespace strata {
@@ -30,7 +31,7 @@ rocksdb::Options BaseOptions(const StoreOptions& options, bool whole_key_filteri
   o.memtable_prefix_bloom_size_ratio = 0.1;
 
   rocksdb::BlockBasedTableOptions table;
-  table.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
+  ApplyStoreMemory({options.block_cache_bytes, options.memory_budget}, &o, &table);
   table.block_size = 8 << 10;
   table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10, false));
   table.format_version = 5;

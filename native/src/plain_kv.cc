@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "open_error.h"
+#include "rocks_memory.h"
 #include "strata/status.h"
 
 namespace strata {
@@ -43,7 +44,7 @@ rocksdb::Options MakeOptions(const PlainKvOptions& options) {
     if (type == rocksdb::kLZ4Compression) db_options.compression = type;
   }
   rocksdb::BlockBasedTableOptions table;
-  table.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
+  ApplyStoreMemory({options.block_cache_bytes, options.memory_budget}, &db_options, &table);
   // Point lookups by hash dominate (tx index, receipts); a bloom filter skips most SST reads.
   table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10, false));
   db_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));

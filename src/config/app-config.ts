@@ -109,6 +109,14 @@ export interface StateSyncSnapshotConfig {
   readonly snapshotKeepRecent: number;
 }
 
+/** `[storage]`: the RocksDB memory every store of the node shares. */
+export interface StorageConfig {
+  /** `block-cache-size-mb`: one block cache for every store (SS, EVM SS, FlatKV, block store), MiB. */
+  readonly blockCacheSizeMb: number;
+  /** `write-buffer-size-mb`: the memtables of every store together, MiB. */
+  readonly writeBufferSizeMb: number;
+}
+
 /** Everything `config/app.toml` configures. */
 export interface AppConfig {
   /** `[state-commit]`. */
@@ -119,6 +127,8 @@ export interface AppConfig {
   readonly evm: EvmRpcConfig;
   /** `[state-sync]`. */
   readonly stateSync: StateSyncSnapshotConfig;
+  /** `[storage]`. */
+  readonly storage: StorageConfig;
 }
 
 const MIB = 1024 * 1024;
@@ -338,12 +348,33 @@ export const STATE_SYNC_SECTION: SectionSchema<StateSyncSnapshotConfig> = {
   },
 };
 
+/** Schema of `[storage]`. */
+export const STORAGE_SECTION: SectionSchema<StorageConfig> = {
+  name: 'storage',
+  doc: 'RocksDB memory shared by every store of the node (Cosmos SS, EVM SS, FlatKV, block store).',
+  settings: {
+    blockCacheSizeMb: {
+      key: 'block-cache-size-mb',
+      doc: 'MiB of one block cache for all stores; index and filter blocks are kept in it too.',
+      kind: integerKind({ min: 1, max: 1024 * 1024 }),
+      default: 128,
+    },
+    writeBufferSizeMb: {
+      key: 'write-buffer-size-mb',
+      doc: 'MiB of memtables of all stores together; a store whose write finds the total above it flushes.',
+      kind: integerKind({ min: 1, max: 1024 * 1024 }),
+      default: 64,
+    },
+  },
+};
+
 /** The sections of `app.toml`, in rendering order. */
 export const APP_SECTIONS = {
   stateCommit: STATE_COMMIT_SECTION,
   stateStore: STATE_STORE_SECTION,
   evm: EVM_SECTION,
   stateSync: STATE_SYNC_SECTION,
+  storage: STORAGE_SECTION,
 } as const;
 
 /** The configuration a node uses when `app.toml` sets nothing. */
@@ -353,6 +384,7 @@ export function defaultAppConfig(): AppConfig {
     stateStore: defaultsOf(STATE_STORE_SECTION.settings),
     evm: defaultsOf(EVM_SECTION.settings),
     stateSync: defaultsOf(STATE_SYNC_SECTION.settings),
+    storage: defaultsOf(STORAGE_SECTION.settings),
   };
 }
 
@@ -372,6 +404,7 @@ export function parseAppConfig(root: TomlTable, file: string = APP_TOML): Parsed
     stateStore: readSettings(ctx, STATE_STORE_SECTION.name, STATE_STORE_SECTION.settings, stateStoreTable, overrides),
     evm: read(EVM_SECTION),
     stateSync: read(STATE_SYNC_SECTION),
+    storage: read(STORAGE_SECTION),
   };
   checkSplitRules(ctx, config);
   return { config, warnings: ctx.warnings };

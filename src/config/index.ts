@@ -14,6 +14,7 @@ export {
   type StateCommitConfig,
   type StateStoreConfig,
   type StateSyncSnapshotConfig,
+  type StorageConfig,
 } from './app-config.js';
 export { formatHostPort, formatListenAddress, parseHostPort, parseListenAddress, type HostPort, type ListenAddress } from './address.js';
 export { Duration, DurationSyntaxError, formatDuration, parseDuration } from './duration.js';

@@ -42,6 +42,7 @@ export function renderAppToml(config: AppConfig): string {
     ...renderSection(APP_SECTIONS.stateStore, config.stateStore),
     ...renderSection(APP_SECTIONS.evm, config.evm),
     ...renderSection(APP_SECTIONS.stateSync, config.stateSync),
+    ...renderSection(APP_SECTIONS.storage, config.storage),
   ]);
 }
 

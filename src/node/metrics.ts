@@ -4,6 +4,7 @@
  * time; histograms are fed by the app (block timings) and the JSON-RPC dispatcher (calls).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { MemoryBudgetUsage } from '../store/index.js';
 import { StoreSizes } from './metrics-store-sizes.js';
 
 /** Buckets (seconds) of the block-stage histograms: a block takes milliseconds to seconds. */
@@ -34,6 +35,8 @@ export interface NodeMetricSources {
   pools: Readonly<Record<string, { size: number; running: number; queued: number }>>;
   /** The home's `data/` directory, whose stores are measured on disk. */
   dataDir: string;
+  /** The RocksDB memory budget every store shares (`[storage]`). */
+  storageMemory(): MemoryBudgetUsage;
 }
 
 /** One node's metrics registry and the observers that feed it. */
@@ -72,6 +75,26 @@ export class NodeMetrics {
     poolGauge('strata_execution_workers', 'Execution worker threads running.', (p) => p.size);
     poolGauge('strata_execution_tasks_running', 'Calls or traces running on execution workers.', (p) => p.running);
     poolGauge('strata_execution_tasks_queued', 'Calls or traces waiting for an execution worker.', (p) => p.queued);
+    const memoryGauge = (name: string, help: string, read: (usage: MemoryBudgetUsage) => Record<string, number>): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['kind'],
+        registers,
+        collect() {
+          for (const [kind, bytes] of Object.entries(read(sources.storageMemory()))) this.set({ kind }, bytes);
+        },
+      });
+    };
+    memoryGauge('strata_storage_memory_bytes', 'RocksDB memory of all stores: block_cache (pinned included), block_cache_pinned, memtables.', (u) => ({
+      block_cache: u.blockCacheBytes,
+      block_cache_pinned: u.blockCachePinnedBytes,
+      memtables: u.memtableBytes,
+    }));
+    memoryGauge('strata_storage_memory_capacity_bytes', 'The [storage] budget: block_cache (block-cache-size-mb), memtables (write-buffer-size-mb).', (u) => ({
+      block_cache: u.blockCacheCapacity,
+      memtables: u.writeBufferCapacity,
+    }));
     const sizes = new StoreSizes(sources.dataDir);
     new Gauge({
       name: 'strata_store_size_bytes',

@@ -29,7 +29,7 @@ import { NodeConsensusBackend } from './consensus-backend.js';
 import { checkGenesis, recordGenesis } from './genesis-record.js';
 import { homeHeldByAnotherProcess, homeHeldMessage } from './home-lock.js';
 import { firstBusyPort, type PortClaim } from './port-check.js';
-import { openHomeApp } from './app-options.js';
+import { memoryBudgetOf, openHomeApp } from './app-options.js';
 import { NodeEthBackend } from './eth-backend.js';
 import { NodeNetwork } from './network.js';
 import { homePaths, type HomePaths } from './home.js';
@@ -236,11 +236,13 @@ export class StrataNode {
     // Opened only now: a refused start changes nothing on disk. The lines so far come from the ring.
     logFile = openLogFile(paths.home, config.node.log);
     if (logFile) for (const line of ring.snapshot().lines) logFile.write(line);
+    // One RocksDB cache and memtable limit for every store of this node (`[storage]`).
+    const memoryBudget = memoryBudgetOf(config);
     let app: App;
     try {
       // An empty home with [statesync] enable = true restores a snapshot from its peers first.
       await stateSyncAtStart({ paths, config, nodeKey: nodeKeyFile, logger, ...(override.p2p !== undefined ? { port: override.p2p } : {}) });
-      app = await openHomeApp(paths, config, logger);
+      app = await openHomeApp(paths, config, logger, { memoryBudget });
     } catch (error) {
       logFile?.close();
       throw error;
@@ -250,7 +252,7 @@ export class StrataNode {
     try {
       // InitChain: the genesis state is staged (and readable) before block 1 commits it.
       if (app.height() === 0) await app.initChain();
-      const store = await BlockStore.open(paths.data);
+      const store = await BlockStore.open(paths.data, { memoryBudget });
       closers.unshift(() => store.close());
       app.useBlockHashes((height) => store.hashAt(height));
       const workers = startExecutionWorkers(app, store, config, logger);
@@ -328,6 +330,7 @@ export class StrataNode {
         mempoolCapacity: mp.size,
         pools: workers,
         dataDir: paths.data,
+        storageMemory: () => memoryBudget.usage(),
       });
       const stageTimes = new BlockStageTimes(nodeMetrics);
       app.observeBlockStages((stage, seconds) => stageTimes.record(stage, seconds));

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Logger } from '../log/logger.js';
 import { encodeChangelogEntry } from './changelog-entry.js';
 import { InvalidArgumentError } from './errors.js';
+import type { MemoryBudget } from './memory-budget.js';
 import { EvmStateStore } from './evm-state-store.js';
 import { MvccStore } from './mvcc-store.js';
 import { PruningManager } from './pruning-manager.js';
@@ -46,6 +47,8 @@ export interface StateStoreConfig {
   keepRecent: number;
   /** `ss-prune-interval`, seconds. */
   pruneIntervalSeconds: number;
+  /** The process's shared RocksDB memory; each DB has its own cache without it. */
+  memoryBudget?: MemoryBudget;
 }
 
 /** Defaults of the `[state-store]` settings. */
@@ -247,7 +250,7 @@ export class CompositeStateStore {
    */
   static async open(dataDir: string, config: StateStoreConfig, logger: Logger): Promise<CompositeStateStore> {
     const cosmosDir = cosmosStoreDir(dataDir, config.backend);
-    const common = { backend: config.backend, asyncWriteBuffer: config.asyncWriteBuffer };
+    const common = { backend: config.backend, asyncWriteBuffer: config.asyncWriteBuffer, ...(config.memoryBudget ? { memoryBudget: config.memoryBudget } : {}) };
     logger.info('StrataDB SS is enabled', { backend: config.backend });
     if (!config.evmSsSplit) {
       const store = new CompositeStateStore(await MvccStore.open(cosmosDir, common), undefined, config, logger);

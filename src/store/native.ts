@@ -13,6 +13,20 @@ import type { SnapshotRepair } from './sc/repair-snapshots.js';
 import type { MvccStoreOptions } from './state-store.js';
 
 /** Options as the addon reads them: the store options, plus the EVM SS sub-DB split. */
+/** What a memory budget holds right now and can hold, in bytes. */
+export interface MemoryBudgetUsage {
+  blockCacheBytes: number;
+  blockCachePinnedBytes: number;
+  memtableBytes: number;
+  blockCacheCapacity: number;
+  writeBufferCapacity: number;
+}
+
+/** A RocksDB block cache and memtable limit that the stores opened with it share. */
+export interface NativeMemoryBudget {
+  usage(): MemoryBudgetUsage;
+}
+
 export type NativeStoreOptions = MvccStoreOptions & { separateDbs?: boolean };
 
 /** Statistics as the addon reports them. */
@@ -129,6 +143,7 @@ export interface NativePlainKv {
 }
 
 interface NativeModule {
+  NativeMemoryBudget: new (sizes: { blockCacheBytes: number; writeBufferBytes: number }) => NativeMemoryBudget;
   NativePlainKv: {
     open(dir: string, options: PlainKvOptions): Promise<NativePlainKv>;
     /** Borrows the store share() filed under `token`; closing the borrower leaves it open. */

@@ -3,6 +3,7 @@
  * store, tx index, receipts and logs (`data/blockstore`). Errors are the store's typed errors.
  */
 import { toStoreError } from './errors.js';
+import type { MemoryBudget } from './memory-budget.js';
 import { native, type NativePlainKv } from './native.js';
 
 /** How `PlainKv.open` treats the directory. */
@@ -11,8 +12,10 @@ export interface PlainKvOptions {
   createIfMissing?: boolean;
   /** Open without the write lock; writes fail (default false). */
   readOnly?: boolean;
-  /** RocksDB block cache size (default 32 MiB, at least 1 MiB). */
+  /** RocksDB block cache size (default 32 MiB, at least 1 MiB) when there is no memoryBudget. */
   blockCacheBytes?: number;
+  /** The process's shared block cache and memtable limit (replaces blockCacheBytes). */
+  memoryBudget?: MemoryBudget;
 }
 
 /** One operation of an atomic write: `value` null deletes the key. */

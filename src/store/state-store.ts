@@ -9,6 +9,7 @@
  */
 import { native, type NativeIterator, type NativeStats, type NativeStore, type NativeStoreOptions } from './native.js';
 import { InvalidArgumentError, toStoreError } from './errors.js';
+import type { MemoryBudget } from './memory-budget.js';
 import { encodeChangelogEntry } from './changelog-entry.js';
 
 /** On-disk layout, as named by the `ss-backend` setting. */
@@ -25,8 +26,10 @@ export interface MvccStoreOptions {
   asyncWriteBuffer?: number;
   /** Changelog entries kept after apply; default max(1000, asyncWriteBuffer + 1). */
   changelogKeepEntries?: number;
-  /** RocksDB block cache size in bytes; default 512 MiB. */
+  /** RocksDB block cache size in bytes when there is no memoryBudget; default 512 MiB. */
   blockCacheBytes?: number;
+  /** The process's shared block cache and memtable limit (replaces blockCacheBytes). */
+  memoryBudget?: MemoryBudget;
   /** Collect RocksDB statistics (write amplification figures); default true. */
   statistics?: boolean;
   /** Create the store when the directory holds none; default true (false for tools). */

@@ -53,6 +53,7 @@ const DOCUMENTED_APP = {
   },
   // The Cosmos SDK's app.toml: no snapshots unless asked for, two kept.
   stateSync: { snapshotInterval: 0, snapshotKeepRecent: 2 },
+  storage: { blockCacheSizeMb: 128, writeBufferSizeMb: 64 },
 };
 
 const DOCUMENTED_NODE = {

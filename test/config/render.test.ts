@@ -65,6 +65,7 @@ const CUSTOM_APP: AppConfig = {
     maxTraceTimeout: Duration.parse('1m'),
   },
   stateSync: { snapshotInterval: 1000, snapshotKeepRecent: 5 },
+  storage: { blockCacheSizeMb: 48, writeBufferSizeMb: 16 },
 };
 
 /** The split on needs both layers on; separate DBs only mean something with the split. */

@@ -34,6 +34,8 @@ t.test('/metrics of a running node', async (t) => {
     ['strata_execution_tasks_running', 'gauge'],
     ['strata_execution_tasks_queued', 'gauge'],
     ['strata_store_size_bytes', 'gauge'],
+    ['strata_storage_memory_bytes', 'gauge'],
+    ['strata_storage_memory_capacity_bytes', 'gauge'],
     ['strata_block_stage_duration_seconds', 'histogram'],
     ['strata_rpc_requests_total', 'counter'],
     ['strata_rpc_request_duration_seconds', 'histogram'],
@@ -49,6 +51,11 @@ t.test('/metrics of a running node', async (t) => {
   t.equal(value(first, 'strata_sync_lag_blocks'), 0);
   t.ok(value(first, 'strata_store_size_bytes', { store: 'committer.db' }) >= 0, 'the SC store is measured');
   for (const store of ['blockstore', 'pebbledb', 'flatkv']) t.ok(value(first, 'strata_store_size_bytes', { store }) > 0, `${store} has a size on disk`);
+  // The default [storage] budget, shared by every store: its memtables hold the blocks written so far.
+  t.equal(value(first, 'strata_storage_memory_capacity_bytes', { kind: 'block_cache' }), 128 * 1024 * 1024, 'block-cache-size-mb = 128');
+  t.equal(value(first, 'strata_storage_memory_capacity_bytes', { kind: 'memtables' }), 64 * 1024 * 1024, 'write-buffer-size-mb = 64');
+  t.ok(value(first, 'strata_storage_memory_bytes', { kind: 'memtables' }) > 0, 'the stores\' memtables are counted in the budget');
+  t.ok(value(first, 'strata_storage_memory_bytes', { kind: 'block_cache' }) >= 0, 'the block cache is reported');
 
   // Blocks are produced: the height grows and each block stage is timed.
   const h0 = value(first, 'strata_block_height');
@@ -82,7 +89,8 @@ t.test('/metrics of a running node', async (t) => {
 });
 
 t.test('two nodes in one process keep separate registries', async (t) => {
-  const sources = { height: () => 1, lag: () => 0, peers: () => 0, mempoolSize: () => 0, mempoolCapacity: 10, pools: {}, dataDir: '/nonexistent' };
+  const sources = { height: () => 1, lag: () => 0, peers: () => 0, mempoolSize: () => 0, mempoolCapacity: 10, pools: {}, dataDir: '/nonexistent',
+    storageMemory: () => ({ blockCacheBytes: 0, blockCachePinnedBytes: 0, memtableBytes: 0, blockCacheCapacity: 1, writeBufferCapacity: 1 }) };
   const a = new NodeMetrics(sources);
   const b = new NodeMetrics({ ...sources, height: () => 2 });
   a.observeRpc('eth_call', 0.01, true);

@@ -4,9 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "strata/memory_budget.h"
 
 namespace strata::sc {
 
@@ -50,8 +53,13 @@ struct FlatKvOptions {
   /// import was interrupted must first be opened read-write once. Mutations throw
   /// kNotSupported.
   bool read_only = false;
-  /// RocksDB block cache shared by the four row families.
+  /// RocksDB block cache shared by the four row families, when there is no memory_budget.
   uint64_t block_cache_bytes = 256ull << 20;
+  /// Block cache and memtable limit shared with the process's other stores; replaces
+  /// block_cache_bytes when set.
+  std::shared_ptr<MemoryBudget> memory_budget;
+  /// The store's RocksDB memory.
+  StoreMemory memory() const { return {block_cache_bytes, memory_budget}; }
   /// Threads that read old rows and hash a block's changes.
   int hash_threads = 2;
   /// Size at which the changelog starts a new segment file; whole segments are what

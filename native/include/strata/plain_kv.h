@@ -9,13 +9,18 @@
 #include <string_view>
 #include <vector>
 
+#include "strata/memory_budget.h"
+
 namespace strata {
 
 /// How PlainKv::Open treats the directory.
 struct PlainKvOptions {
   bool create_if_missing = true;
   bool read_only = false;
+  /// Block cache size when there is no memory_budget.
   uint64_t block_cache_bytes = 32ull << 20;
+  /// Block cache and memtable limit shared with the process's other stores.
+  std::shared_ptr<MemoryBudget> memory_budget;
 };
 
 /// One put (value set) or delete (value empty optional) of a write batch.

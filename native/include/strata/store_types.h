@@ -3,11 +3,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "strata/memory_budget.h"
 #include "strata/status.h"
 
 namespace strata {
@@ -30,8 +32,11 @@ struct StoreOptions {
   int async_write_buffer = 100;
   /// Changelog entries kept after they were applied; 0 means max(1000, buffer + 1).
   uint64_t changelog_keep_entries = 0;
-  /// RocksDB block cache size.
+  /// RocksDB block cache size when the store has no memory_budget.
   uint64_t block_cache_bytes = 512ull << 20;
+  /// Block cache and memtable limit shared with the process's other stores; replaces
+  /// block_cache_bytes when set.
+  std::shared_ptr<MemoryBudget> memory_budget;
   /// Collect RocksDB statistics (needed for write-amplification figures).
   bool statistics = true;
   /// Create the store if `dir` holds none; otherwise Open throws kInvalidArgument.

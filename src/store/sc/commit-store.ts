@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { encodeChangelogEntry, toVersion } from '../changelog-entry.js';
 import { InvalidArgumentError, StoreClosedError, toStoreError } from '../errors.js';
 import { native, type NativeCommitResult, type NativeCommitStore, type NativeSnapshotStats } from '../native.js';
+import type { MemoryBudget } from '../memory-budget.js';
 import type { NamedChangeset, Version } from '../state-store.js';
 
 /** Read once: only the kill -9 tests set it. */
@@ -38,8 +39,10 @@ export interface CommitStoreOptions {
   asyncSnapshot?: boolean;
   /** Keep the `evm` store in FlatKV and put `evm_lattice` in the app hash (default true). */
   flatkv?: boolean;
-  /** FlatKV's RocksDB block cache. */
+  /** FlatKV's RocksDB block cache when there is no memoryBudget. */
   blockCacheBytes?: number;
+  /** The process's shared block cache and memtable limit (replaces blockCacheBytes). */
+  memoryBudget?: MemoryBudget;
   /** Pace snapshot writing (`sc-snapshot-write-rate-mbps`; 0 = unlimited, the default here). */
   snapshotWriteRateMbps?: number;
   /**

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "open_error.h"
+#include "rocks_memory.h"
 #include "strata/status.h"
 
 namespace strata::sc::flatkv {
@@ -19,14 +20,15 @@ rocksdb::Slice ToSlice(std::string_view s) { return {s.data(), s.size()}; }
 
 // Rows are point-read by MultiGet on every commit, so every family gets a whole-key bloom
 // filter; all families share one block cache.
-rocksdb::Options DbOptions(uint64_t block_cache_bytes) {
+rocksdb::Options DbOptions(const StoreMemory& memory) {
   rocksdb::Options o;
   o.max_open_files = -1;
   o.max_background_jobs = 2;
   o.bytes_per_sync = 1 << 20;
   o.write_buffer_size = 64 << 20;
   o.max_write_buffer_number = 4;
-  // Four families share one memtable budget so that flushes stay few and large.
+  // Four families share one memtable budget so that flushes stay few and large (a node
+  // replaces it with its process-wide budget).
   o.db_write_buffer_size = 256 << 20;
   o.level0_file_num_compaction_trigger = 4;
   o.max_bytes_for_level_base = 256 << 20;
@@ -46,7 +48,7 @@ rocksdb::Options DbOptions(uint64_t block_cache_bytes) {
   o.atomic_flush = true;
 
   rocksdb::BlockBasedTableOptions table;
-  table.block_cache = rocksdb::NewLRUCache(block_cache_bytes);
+  ApplyStoreMemory(memory, &o, &table);
   table.block_size = 8 << 10;
   table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10, false));
   table.format_version = 5;
@@ -57,9 +59,9 @@ rocksdb::Options DbOptions(uint64_t block_cache_bytes) {
 
 }  // namespace
 
-std::unique_ptr<FlatKvDb> FlatKvDb::Open(const std::string& path, Mode mode, uint64_t block_cache_bytes) {
+std::unique_ptr<FlatKvDb> FlatKvDb::Open(const std::string& path, Mode mode, const StoreMemory& memory) {
   auto db = std::make_unique<FlatKvDb>(OpenKey(), path, mode == Mode::kReadOnly);
-  db->options_ = DbOptions(block_cache_bytes);
+  db->options_ = DbOptions(memory);
   rocksdb::Options& o = db->options_;
   o.create_if_missing = mode == Mode::kCreate;
   o.error_if_exists = mode == Mode::kCreate;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "sc/flatkv/row_format.h"
+#include "strata/memory_budget.h"
 #include "sc/flatkv/store_meta.h"
 
 namespace strata::sc::flatkv {
@@ -35,7 +36,7 @@ class FlatKvDb {
   enum class Mode { kCreate, kOpen, kReadOnly };
 
   /// Opens the DB at `path`; throws kIo (with what to do) when it is missing or locked.
-  static std::unique_ptr<FlatKvDb> Open(const std::string& path, Mode mode, uint64_t block_cache_bytes);
+  static std::unique_ptr<FlatKvDb> Open(const std::string& path, Mode mode, const StoreMemory& memory);
 
   /// Use Open.
   FlatKvDb(OpenKey, std::string path, bool read_only) : path_(std::move(path)), read_only_(read_only) {}

@@ -97,9 +97,9 @@ class FlatKvStore::Impl {
                         "a backup or a state-sync snapshot");
       }
       if (!options_.create_if_missing) throw NoStore();
-      CreateEmptyWorkingDb(paths_, options_.block_cache_bytes);
+      CreateEmptyWorkingDb(paths_, options_.memory());
     }
-    db_ = FlatKvDb::Open(paths_.working, FlatKvDb::Mode::kOpen, options_.block_cache_bytes);
+    db_ = FlatKvDb::Open(paths_.working, FlatKvDb::Mode::kOpen, options_.memory());
     committed_ = db_->ReadMeta();
     if (cut_at_.empty() || committed_.changelog_index <= changelog_->last_index()) {
       ReplayChangelog(*db_, *changelog_, &committed_, std::numeric_limits<int64_t>::max(), options_.hash_threads);
@@ -150,7 +150,7 @@ class FlatKvStore::Impl {
                                                    " has an interrupted rollback or import; open it read-write "
                                                    "once to finish it, then read-only");
     }
-    db_ = FlatKvDb::Open(paths_.working, FlatKvDb::Mode::kReadOnly, options_.block_cache_bytes);
+    db_ = FlatKvDb::Open(paths_.working, FlatKvDb::Mode::kReadOnly, options_.memory());
     committed_ = db_->ReadMeta();
   }
 
@@ -278,7 +278,7 @@ class FlatKvStore::Impl {
       db_->Close();
       db_.reset();
       FinishRollback(paths_, *changelog_);
-      db_ = FlatKvDb::Open(paths_.working, FlatKvDb::Mode::kOpen, options_.block_cache_bytes);
+      db_ = FlatKvDb::Open(paths_.working, FlatKvDb::Mode::kOpen, options_.memory());
       committed_ = db_->ReadMeta();
     } catch (const std::exception& e) {
       failure_ = "rollback to version " + std::to_string(target) + " did not finish: " + e.what();
@@ -435,7 +435,7 @@ class FlatKvStore::Impl {
       const std::string snapshot = paths_.Snapshot(*base);
       SnapshotManifest manifest = VerifySnapshot(snapshot);
       CopySnapshotDatabase(snapshot, paths_.rollback_tmp);
-      db = FlatKvDb::Open(paths_.rollback_tmp, FlatKvDb::Mode::kOpen, options_.block_cache_bytes);
+      db = FlatKvDb::Open(paths_.rollback_tmp, FlatKvDb::Mode::kOpen, options_.memory());
       meta = db->ReadMeta();
       if (meta.version != manifest.version || meta.changelog_index != manifest.changelog_index) {
         throw Error(ErrorCode::kCorruption, "FlatKV snapshot " + snapshot + " holds version " +
@@ -444,7 +444,7 @@ class FlatKvStore::Impl {
                                                 "; it was not loaded: delete that snapshot directory");
       }
     } else {
-      db = FlatKvDb::Open(paths_.rollback_tmp, FlatKvDb::Mode::kCreate, options_.block_cache_bytes);
+      db = FlatKvDb::Open(paths_.rollback_tmp, FlatKvDb::Mode::kCreate, options_.memory());
     }
     ReplayChangelog(*db, *changelog_, &meta, target, options_.hash_threads);
     // The target itself may have no block of its own; the state is the last one below it.
@@ -578,7 +578,7 @@ void FlatKvStore::ImportRows(const std::string& dir, int64_t version, const Flat
     }
   }
   try {
-    BuildImportedStore(paths.import_tmp, version, options.block_cache_bytes, options.hash_threads, next);
+    BuildImportedStore(paths.import_tmp, version, options.memory(), options.hash_threads, next);
   } catch (...) {
     // Leftovers would also go on the next ImportRows or Open; removing them now frees space.
     std::error_code ec;

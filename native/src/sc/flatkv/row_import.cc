@@ -69,7 +69,7 @@ LtHash HashRows(const std::vector<std::pair<std::string, std::string>>& rows, in
 
 }  // namespace
 
-void BuildImportedStore(const std::string& dir, int64_t version, uint64_t block_cache_bytes, int hash_threads,
+void BuildImportedStore(const std::string& dir, int64_t version, const StoreMemory& memory, int hash_threads,
                         const RowSource& next) {
   if (PathExists(dir)) throw Error(ErrorCode::kInvalidArgument, "import directory " + dir + " already exists");
   CreateDirectories(dir);
@@ -77,7 +77,7 @@ void BuildImportedStore(const std::string& dir, int64_t version, uint64_t block_
   const std::string ingest_dir = (fs::path(dir) / "ingest-tmp").string();
   CreateDirectories(ingest_dir);
 
-  auto db = FlatKvDb::Open(layout.working, FlatKvDb::Mode::kCreate, block_cache_bytes);
+  auto db = FlatKvDb::Open(layout.working, FlatKvDb::Mode::kCreate, memory);
   std::vector<FamilySstFile> files;
   for (size_t i = 0; i < kRowFamilyCount; ++i) {
     auto family = static_cast<RowFamily>(i);

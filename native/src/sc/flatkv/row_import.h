@@ -7,6 +7,8 @@
 #include <functional>
 #include <string>
 
+#include "strata/memory_budget.h"
+
 namespace strata::sc::flatkv {
 
 /// Pulls the next exported row into `physical_key` and `value`; false at the end.
@@ -15,7 +17,7 @@ using RowSource = std::function<bool(std::string* physical_key, std::string* val
 /// Builds a complete store in `dir` (which must not exist) at `version` from the rows of
 /// `next`. Within each family, rows must come in ascending key order, as ExportRows emits
 /// them; otherwise (or for a malformed row) throws kInvalidArgument.
-void BuildImportedStore(const std::string& dir, int64_t version, uint64_t block_cache_bytes, int hash_threads,
+void BuildImportedStore(const std::string& dir, int64_t version, const StoreMemory& memory, int hash_threads,
                         const RowSource& next);
 
 }  // namespace strata::sc::flatkv

@@ -75,7 +75,7 @@ void FinishRollback(const StorePaths& paths, Changelog& changelog) {
   if (!PathExists(paths.rollback_ready)) return;
   StoreMeta meta;
   {
-    auto db = FlatKvDb::Open(paths.rollback_ready, FlatKvDb::Mode::kReadOnly, kSmallCacheBytes);
+    auto db = FlatKvDb::Open(paths.rollback_ready, FlatKvDb::Mode::kReadOnly, StoreMemory{kSmallCacheBytes, nullptr});
     meta = db->ReadMeta();
     db->Close();
   }
@@ -92,10 +92,10 @@ void FinishRollback(const StorePaths& paths, Changelog& changelog) {
   RemoveTree(paths.working_old);
 }
 
-void CreateEmptyWorkingDb(const StorePaths& paths, uint64_t block_cache_bytes) {
+void CreateEmptyWorkingDb(const StorePaths& paths, const StoreMemory& memory) {
   RemoveTree(paths.create_tmp);
   {
-    auto db = FlatKvDb::Open(paths.create_tmp, FlatKvDb::Mode::kCreate, block_cache_bytes);
+    auto db = FlatKvDb::Open(paths.create_tmp, FlatKvDb::Mode::kCreate, memory);
     rocksdb::WriteBatch batch;
     db->PutMeta(&batch, StoreMeta());
     db->Write(&batch);

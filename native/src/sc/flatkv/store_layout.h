@@ -20,6 +20,7 @@
 #include <string>
 
 #include "changelog.h"
+#include "strata/memory_budget.h"
 
 namespace strata::sc::flatkv {
 
@@ -56,6 +57,6 @@ void FinishImport(const StorePaths& paths);
 void FinishRollback(const StorePaths& paths, Changelog& changelog);
 
 /// Creates `paths.working` as an empty store at version 0, crash-safely.
-void CreateEmptyWorkingDb(const StorePaths& paths, uint64_t block_cache_bytes);
+void CreateEmptyWorkingDb(const StorePaths& paths, const StoreMemory& memory);
 
 }  // namespace strata::sc::flatkv
