@@ -5,7 +5,12 @@
  * (tracing-digest §3): `{gas, failed, returnValue, structLogs}`, one entry per executed opcode
  * with fields in the order `pc, op, gas, gasCost, depth, error, stack, returnData, memory,
  * storage, refund`.
+ *
+ * Each step is encoded to its JSON text the moment it is logged, with no object per step: the
+ * result is one RawJson, already the text of the whole answer, which crosses threads as one
+ * string and goes into the response as it is.
  */
+import { RawJson } from '../util/raw-json.js';
 import { TraceError } from './errors.js';
 import { bytesHex, word } from './hex.js';
 import type { FrameEnd, Hex, JsonValue, OpcodeStep, Tracer, TxEnd } from './types.js';
@@ -33,42 +38,8 @@ export class TraceTooLargeError extends TraceError {
   }
 }
 
-/** One structLogs entry, keys in geth's output order (JSON.stringify keeps insertion order). */
-type StructLogEntry = { [key: string]: JsonValue };
-
 const SLOAD = 0x54;
 const SSTORE = 0x55;
-
-/** Encoded lengths of the fixed JSON pieces of an entry (measured from the literals themselves). */
-const PIECE = {
-  pc: '{"pc":'.length,
-  op: ',"op":""'.length,
-  gas: ',"gas":'.length,
-  gasCost: ',"gasCost":'.length,
-  depth: ',"depth":}'.length,
-  error: ',"error":'.length,
-  stack: ',"stack":[]'.length,
-  returnData: ',"returnData":""'.length,
-  memory: ',"memory":[]'.length,
-  storage: ',"storage":{}'.length,
-  refund: ',"refund":'.length,
-};
-/** `"0x<64 hex>"`: a quoted memory word, storage key or storage value. */
-const QUOTED_WORD = 68;
-/** `"key":"value"` of one storage slot. */
-const STORAGE_SLOT = QUOTED_WORD + 1 + QUOTED_WORD;
-
-/** Digits of a non-negative integer in decimal, without building the string. */
-function decimalLength(value: number): number {
-  let digits = 1;
-  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
-  return digits;
-}
-
-/** Bytes of `items.length` JSON strings between brackets, given the sum of their unquoted lengths. */
-function listBytes(count: number, textLength: number): number {
-  return textLength + count * 2 + Math.max(0, count - 1);
-}
 
 /** Whether geth reports `error` on the step: the op failed its checks (stack, gas) before executing. */
 function failedBeforeExecuting(error: string): boolean {
@@ -85,10 +56,13 @@ function failedBeforeExecuting(error: string): boolean {
 class TouchedStorage {
   readonly #keys: Hex[] = [];
   readonly #values = new Map<Hex, Hex>();
+  /** The members' encoding, until a slot changes. */
+  #text: string | undefined;
 
   /** Records `value` for `slot`. */
   set(slot: Hex, value: Hex): void {
-    if (!this.#values.has(slot)) {
+    const before = this.#values.get(slot);
+    if (before === undefined) {
       let low = 0;
       let high = this.#keys.length;
       while (low < high) {
@@ -97,44 +71,56 @@ class TouchedStorage {
         else high = mid;
       }
       this.#keys.splice(low, 0, slot);
+    } else if (before === value) {
+      return;
     }
     this.#values.set(slot, value);
+    this.#text = undefined;
   }
 
-  /** A copy of every slot as a JSON object in key order. */
-  snapshot(): { [slot: string]: JsonValue } {
-    const out: { [slot: string]: JsonValue } = {};
-    for (const key of this.#keys) out[key] = this.#values.get(key)!;
-    return out;
-  }
-
-  get size(): number {
-    return this.#keys.length;
+  /** Every slot as the members of a JSON object, in key order: `"key":"value",…`. */
+  text(): string {
+    if (this.#text !== undefined) return this.#text;
+    let text = '';
+    for (let i = 0; i < this.#keys.length; i++) {
+      const key = this.#keys[i]!;
+      text += `${i === 0 ? '' : ','}"${key}":"${this.#values.get(key)!}"`;
+    }
+    return (this.#text = text);
   }
 }
 
-/** Memory as geth prints it: consecutive 32-byte words, each `0x` + 64 hex digits. */
-function memoryWords(memory: Uint8Array): string[] {
+/** Memory as geth prints it: consecutive 32-byte words, each `"0x` + 64 hex digits + `"`, comma-separated. */
+function memoryText(memory: Uint8Array): string {
   const hex = Buffer.from(memory.buffer, memory.byteOffset, memory.byteLength).toString('hex');
-  const words: string[] = new Array<string>(hex.length >>> 6);
-  for (let i = 0; i < words.length; i++) words[i] = `0x${hex.slice(i * 64, i * 64 + 64)}`;
-  return words;
+  const words = hex.length >>> 6;
+  const parts = new Array<string>(words);
+  for (let i = 0; i < words; i++) parts[i] = hex.slice(i * 64, i * 64 + 64);
+  return `"0x${parts.join('","0x')}"`;
 }
 
 /** geth's struct logger. */
 export class StructLogger implements Tracer {
   readonly #config: StructLoggerConfig;
-  readonly #logs: StructLogEntry[] = [];
+  /** The JSON text of each logged step, in order. */
+  readonly #entries: string[] = [];
   readonly #storage = new Map<Hex, TouchedStorage>();
   /** Bytes of the encoded `structLogs` array so far. */
   #bytes = 2;
   #tooLarge: TraceTooLargeError | undefined;
-  /** The last step seen and where its entry sits in #logs (-1 when it was not logged). */
+  /** The last step seen, where its entry sits in #entries (-1 when it was not logged), and where `error` would go in it. */
   #lastStep: OpcodeStep | undefined;
   #lastIndex = -1;
-  /** The previous step's stack and its encoding: most items survive a step, and their text is reused. */
+  #lastHeadLength = 0;
+  /**
+   * The previous step's stack and, per depth i, the text of its items 0..i: most of a stack
+   * survives a step, so only the items above the unchanged part are encoded again.
+   */
   #previousStack: readonly bigint[] = [];
-  #previousItems: string[] = [];
+  #previousPrefixes: string[] = [];
+  /** The return data buffer last encoded and its text (the buffer stays the same for many steps). */
+  #returnData: Uint8Array | undefined;
+  #returnDataText = '';
   #gas = 0n;
   #failed = false;
   #returnValue: Uint8Array = new Uint8Array();
@@ -147,69 +133,53 @@ export class StructLogger implements Tracer {
     this.#lastStep = step;
     this.#lastIndex = -1;
     if (this.#tooLarge !== undefined) return;
-    if (this.#config.limit > 0 && this.#logs.length >= this.#config.limit) return;
-    const gas = Number(step.gas);
-    const gasCost = Number(step.cost);
+    if (this.#config.limit > 0 && this.#entries.length >= this.#config.limit) return;
     // geth counts the transaction's own frame as depth 1.
-    const depth = step.depth + 1;
-    const entry: StructLogEntry = { pc: step.pc, op: step.opName, gas, gasCost, depth };
-    let bytes =
-      PIECE.pc + decimalLength(step.pc) + PIECE.op + step.opName.length + PIECE.gas + decimalLength(gas) +
-      PIECE.gasCost + decimalLength(gasCost) + PIECE.depth + decimalLength(depth);
-    if (!this.#config.disableStack) {
-      const stack = this.#encodeStack(step.stack);
-      let text = 0;
-      for (const item of stack) text += item.length;
-      entry.stack = stack;
-      bytes += PIECE.stack + listBytes(stack.length, text);
-    }
-    if (this.#config.enableReturnData && step.returnData.length > 0) {
-      const returnData = bytesHex(step.returnData);
-      entry.returnData = returnData;
-      bytes += PIECE.returnData + returnData.length;
-    }
-    if (this.#config.enableMemory && step.memory.length > 0) {
-      const memory = memoryWords(step.memory);
-      entry.memory = memory;
-      bytes += PIECE.memory + listBytes(memory.length, memory.length * (QUOTED_WORD - 2));
-    }
+    const head = `{"pc":${step.pc},"op":"${step.opName}","gas":${step.gas},"gasCost":${step.cost},"depth":${step.depth + 1}`;
+    let tail = '';
+    if (!this.#config.disableStack) tail += `,"stack":[${this.#stackText(step.stack)}]`;
+    if (this.#config.enableReturnData && step.returnData.length > 0) tail += `,"returnData":"${this.#returnDataHex(step.returnData)}"`;
+    if (this.#config.enableMemory && step.memory.length > 0) tail += `,"memory":[${memoryText(step.memory)}]`;
     // Only storage steps read state (asynchronously); every other step is logged at once.
     if (!this.#config.disableStorage && (step.op === SLOAD || step.op === SSTORE)) {
       return this.#touch(step).then((touched) => {
-        if (touched !== undefined) {
-          entry.storage = touched.snapshot();
-          bytes += PIECE.storage + touched.size * STORAGE_SLOT + Math.max(0, touched.size - 1);
-        }
-        this.#append(entry, bytes, step);
+        this.#append(head, touched === undefined ? tail : `${tail},"storage":{${touched.text()}}`, step);
       });
     }
-    this.#append(entry, bytes, step);
+    this.#append(head, tail, step);
   }
 
-  /** Adds `entry` (its encoding `bytes` long, before the refund) to the logs. */
-  #append(entry: StructLogEntry, bytes: number, step: OpcodeStep): void {
-    const refund = Number(step.refund);
-    if (refund !== 0) {
-      entry.refund = refund;
-      bytes += PIECE.refund + decimalLength(refund);
-    }
-    this.#grow(bytes + (this.#logs.length > 0 ? 1 : 0));
-    this.#lastIndex = this.#logs.length;
-    this.#logs.push(entry);
+  /** Adds the entry `head` + `tail` (before the refund) to the logs. */
+  #append(head: string, tail: string, step: OpcodeStep): void {
+    const entry = step.refund === 0n ? `${head}${tail}}` : `${head}${tail},"refund":${step.refund}}`;
+    this.#grow(entry.length + (this.#entries.length > 0 ? 1 : 0));
+    this.#lastIndex = this.#entries.length;
+    this.#lastHeadLength = head.length;
+    this.#entries.push(entry);
   }
 
-  /** The stack as minimal 0x quantities, bottom to top. */
-  #encodeStack(values: readonly bigint[]): string[] {
+  /** The stack as minimal 0x quantities, bottom to top, comma-separated. */
+  #stackText(values: readonly bigint[]): string {
     const previous = this.#previousStack;
-    const previousItems = this.#previousItems;
-    const items = new Array<string>(values.length);
-    for (let i = 0; i < values.length; i++) {
-      const value = values[i]!;
-      items[i] = i < previous.length && previous[i] === value ? previousItems[i]! : `0x${value.toString(16)}`;
+    const prefixes = this.#previousPrefixes;
+    let kept = 0;
+    const common = Math.min(values.length, previous.length);
+    while (kept < common && previous[kept] === values[kept]) kept++;
+    prefixes.length = kept;
+    for (let i = kept; i < values.length; i++) {
+      prefixes.push(i === 0 ? `"0x${values[i]!.toString(16)}"` : `${prefixes[i - 1]!},"0x${values[i]!.toString(16)}"`);
     }
     this.#previousStack = values;
-    this.#previousItems = items;
-    return items;
+    return values.length === 0 ? '' : prefixes[values.length - 1]!;
+  }
+
+  /** `returnData` as hex, re-encoded only when the frame's buffer changed. */
+  #returnDataHex(returnData: Uint8Array): string {
+    if (returnData !== this.#returnData) {
+      this.#returnData = returnData;
+      this.#returnDataText = bytesHex(returnData);
+    }
+    return this.#returnDataText;
   }
 
   /** Records the slot an SLOAD reads (its current value) or an SSTORE writes (the new value). */
@@ -226,12 +196,12 @@ export class StructLogger implements Tracer {
 
   onFault(step: OpcodeStep, error: string): void {
     if (step !== this.#lastStep || this.#lastIndex < 0 || !failedBeforeExecuting(error)) return;
-    const entry = this.#logs[this.#lastIndex]!;
-    // `error` sits right after `depth`, so the entry is rebuilt rather than appended to.
-    const { pc, op, gas, gasCost, depth, ...rest } = entry;
-    this.#logs[this.#lastIndex] = { pc: pc!, op: op!, gas: gas!, gasCost: gasCost!, depth: depth!, error, ...rest };
+    // `error` sits right after `depth`, inside the entry already encoded.
+    const entry = this.#entries[this.#lastIndex]!;
+    const field = `,"error":${JSON.stringify(error)}`;
+    this.#entries[this.#lastIndex] = `${entry.slice(0, this.#lastHeadLength)}${field}${entry.slice(this.#lastHeadLength)}`;
     this.#lastIndex = -1;
-    this.#grow(PIECE.error + Buffer.byteLength(JSON.stringify(error)));
+    this.#grow(field.length);
   }
 
   /** Adds `bytes` to the encoded size, failing the trace once it passes the node's cap. */
@@ -240,8 +210,9 @@ export class StructLogger implements Tracer {
     const cap = this.#config.maxBytes ?? 0;
     if (cap > 0 && this.#bytes > cap) {
       this.#tooLarge = new TraceTooLargeError(cap);
-      this.#logs.length = 0;
+      this.#entries.length = 0;
       this.#storage.clear();
+      this.#previousPrefixes = [];
       throw this.#tooLarge;
     }
   }
@@ -256,13 +227,16 @@ export class StructLogger implements Tracer {
     this.#gas = end.gasUsed;
   }
 
-  /** Bytes of `JSON.stringify(result().structLogs)`, tracked as steps are logged. */
+  /** Bytes of the encoded `structLogs` array, tracked as steps are logged. */
   encodedBytes(): number {
     return this.#bytes;
   }
 
+  /** The whole answer as JSON text: `{gas, failed, returnValue, structLogs}`. */
   result(): JsonValue {
     if (this.#tooLarge !== undefined) throw this.#tooLarge;
-    return { gas: Number(this.#gas), failed: this.#failed, returnValue: bytesHex(this.#returnValue), structLogs: this.#logs };
+    return new RawJson(
+      `{"gas":${this.#gas},"failed":${this.#failed},"returnValue":"${bytesHex(this.#returnValue)}","structLogs":[${this.#entries.join(',')}]}`,
+    );
   }
 }

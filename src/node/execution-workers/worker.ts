@@ -19,7 +19,9 @@ import { VmPool } from '../../evm/vm-pool.js';
 import { ChainProvider } from '../../provider/index.js';
 import type { BlockTraceEntry, DebugBackend } from '../../rpc/debug/index.js';
 import { SharedStateReader } from '../../store/index.js';
+import type { JsonValue } from '../../trace/index.js';
 import { TraceService } from '../../trace/service/index.js';
+import { encodeJson } from '../../util/raw-json.js';
 import { NodeDebugBackend } from '../debug-backend.js';
 import { WORKER_READY, compactBytes, failureOf, type Task, type TaskReply, type TraceCall, type WorkerSetup } from './protocol.js';
 
@@ -59,9 +61,14 @@ function debugBackend(): DebugBackend {
   return debug;
 }
 
-/** Block traces with compact transaction hashes; their results are JSON already (walking them would cost as much as the clone). */
-function compactEntries(entries: BlockTraceEntry[] | undefined): BlockTraceEntry[] | undefined {
-  return entries?.map((entry) => ({ txHash: compactBytes(entry.txHash), result: entry.result }));
+/** A trace result as its JSON text: it crosses to the main thread as one string, not a tree of objects to clone. */
+function tracedJson(result: JsonValue | undefined): string | undefined {
+  return result === undefined ? undefined : encodeJson(result);
+}
+
+/** Block traces with compact transaction hashes and each result as its JSON text. */
+function compactEntries(entries: BlockTraceEntry[] | undefined): Array<{ txHash: Uint8Array; result: string | undefined }> | undefined {
+  return entries?.map((entry) => ({ txHash: compactBytes(entry.txHash), result: tracedJson(entry.result) }));
 }
 
 /** Runs one debug_ call; the answer is ready to post. */
@@ -69,13 +76,13 @@ async function trace(call: TraceCall): Promise<unknown> {
   const backend = debugBackend();
   switch (call.method) {
     case 'traceTransaction':
-      return backend.traceTransaction(...call.args);
+      return tracedJson(await backend.traceTransaction(...call.args));
     case 'traceBlockByNumber':
       return compactEntries(await backend.traceBlockByNumber(...call.args));
     case 'traceBlockByHash':
       return compactEntries(await backend.traceBlockByHash(...call.args));
     case 'traceCall':
-      return backend.traceCall(...call.args);
+      return tracedJson(await backend.traceCall(...call.args));
     case 'traceStateAccess':
       return compactBytes(await backend.traceStateAccess(...call.args));
   }
