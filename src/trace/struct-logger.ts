@@ -13,6 +13,7 @@
 import { RawJson } from '../util/raw-json.js';
 import { TraceError } from './errors.js';
 import { bytesHex, word } from './hex.js';
+import { JsonBytes } from './json-bytes.js';
 import type { FrameEnd, Hex, JsonValue, OpcodeStep, Tracer, TxEnd } from './types.js';
 
 /** Struct-logger options: the top level of geth's TraceConfig, plus the node's size cap. */
@@ -90,96 +91,139 @@ class TouchedStorage {
   }
 }
 
-/** Memory as geth prints it: consecutive 32-byte words, each `"0x` + 64 hex digits + `"`, comma-separated. */
-function memoryText(memory: Uint8Array): string {
-  const hex = Buffer.from(memory.buffer, memory.byteOffset, memory.byteLength).toString('hex');
-  const words = hex.length >>> 6;
-  const parts = new Array<string>(words);
-  for (let i = 0; i < words; i++) parts[i] = hex.slice(i * 64, i * 64 + 64);
-  return `"0x${parts.join('","0x')}"`;
-}
+const COMMA = 0x2c;
+const QUOTE = 0x22;
+const CLOSE_BRACKET = 0x5d;
+const CLOSE_BRACE = 0x7d;
+/** The longest stack item: `,"0x` + 64 hex digits + `"`. */
+const MAX_STACK_ITEM = 69;
+/** Room for an entry's fixed fields besides the op name: keys, five uint64s, braces. */
+const ENTRY_HEAD = 160;
 
 /** geth's struct logger. */
 export class StructLogger implements Tracer {
   readonly #config: StructLoggerConfig;
-  /** The JSON text of each logged step, in order. */
-  readonly #entries: string[] = [];
+  /** `[` and the text of each logged step, comma-separated (the closing `]` comes with the result). */
+  readonly #out = new JsonBytes();
+  #logged = 0;
   readonly #storage = new Map<Hex, TouchedStorage>();
-  /** Bytes of the encoded `structLogs` array so far. */
-  #bytes = 2;
   #tooLarge: TraceTooLargeError | undefined;
-  /** The last step seen, where its entry sits in #entries (-1 when it was not logged), and where `error` would go in it. */
+  /** The last step seen, whether it was logged, and where `error` would go in its entry. */
   #lastStep: OpcodeStep | undefined;
-  #lastIndex = -1;
-  #lastHeadLength = 0;
+  #lastLogged = false;
+  #lastHeadEnd = 0;
   /**
-   * The previous step's stack and, per depth i, the text of its items 0..i: most of a stack
-   * survives a step, so only the items above the unchanged part are encoded again.
+   * The last logged stack and where each of its items starts in #out (#stackEnd: where the
+   * last one ends): most of a stack survives a step, and its bytes are copied rather than
+   * encoded again.
    */
-  #previousStack: readonly bigint[] = [];
-  #previousPrefixes: string[] = [];
-  /** The return data buffer last encoded and its text (the buffer stays the same for many steps). */
-  #returnData: Uint8Array | undefined;
-  #returnDataText = '';
+  #stack: readonly bigint[] = [];
+  #stackAt: number[] = [];
+  #nextStackAt: number[] = [];
+  #stackEnd = 0;
   #gas = 0n;
   #failed = false;
   #returnValue: Uint8Array = new Uint8Array();
 
   constructor(config: StructLoggerConfig) {
     this.#config = config;
+    this.#out.reserve(1);
+    this.#out.byte(0x5b);
   }
 
   onOpcode(step: OpcodeStep): void | Promise<void> {
     this.#lastStep = step;
-    this.#lastIndex = -1;
+    this.#lastLogged = false;
     if (this.#tooLarge !== undefined) return;
-    if (this.#config.limit > 0 && this.#entries.length >= this.#config.limit) return;
+    if (this.#config.limit > 0 && this.#logged >= this.#config.limit) return;
+    const out = this.#out;
+    out.reserve(ENTRY_HEAD + step.opName.length);
+    if (this.#logged > 0) out.byte(COMMA);
+    out.ascii('{"pc":');
+    out.uint(step.pc);
+    out.ascii(',"op":"');
+    out.ascii(step.opName);
+    out.ascii('","gas":');
+    out.uint(step.gas);
+    out.ascii(',"gasCost":');
+    out.uint(step.cost);
     // geth counts the transaction's own frame as depth 1.
-    const head = `{"pc":${step.pc},"op":"${step.opName}","gas":${step.gas},"gasCost":${step.cost},"depth":${step.depth + 1}`;
-    let tail = '';
-    if (!this.#config.disableStack) tail += `,"stack":[${this.#stackText(step.stack)}]`;
-    if (this.#config.enableReturnData && step.returnData.length > 0) tail += `,"returnData":"${this.#returnDataHex(step.returnData)}"`;
-    if (this.#config.enableMemory && step.memory.length > 0) tail += `,"memory":[${memoryText(step.memory)}]`;
+    out.ascii(',"depth":');
+    out.uint(step.depth + 1);
+    this.#lastHeadEnd = out.length;
+    if (!this.#config.disableStack) this.#writeStack(step.stack);
+    if (this.#config.enableReturnData && step.returnData.length > 0) {
+      out.reserve(20 + step.returnData.length * 2);
+      out.ascii(',"returnData":"0x');
+      out.hex(step.returnData);
+      out.byte(QUOTE);
+    }
+    if (this.#config.enableMemory && step.memory.length > 0) {
+      out.reserve(16 + (step.memory.length >>> 5) * MAX_STACK_ITEM);
+      out.ascii(',"memory":[');
+      out.words(step.memory);
+      out.byte(CLOSE_BRACKET);
+    }
     // Only storage steps read state (asynchronously); every other step is logged at once.
     if (!this.#config.disableStorage && (step.op === SLOAD || step.op === SSTORE)) {
       return this.#touch(step).then((touched) => {
-        this.#append(head, touched === undefined ? tail : `${tail},"storage":{${touched.text()}}`, step);
+        if (touched !== undefined) {
+          const members = touched.text();
+          out.reserve(16 + members.length);
+          out.ascii(',"storage":{');
+          out.ascii(members);
+          out.byte(CLOSE_BRACE);
+        }
+        this.#finish(step);
       });
     }
-    this.#append(head, tail, step);
+    this.#finish(step);
   }
 
-  /** Adds the entry `head` + `tail` (before the refund) to the logs. */
-  #append(head: string, tail: string, step: OpcodeStep): void {
-    const entry = step.refund === 0n ? `${head}${tail}}` : `${head}${tail},"refund":${step.refund}}`;
-    this.#grow(entry.length + (this.#entries.length > 0 ? 1 : 0));
-    this.#lastIndex = this.#entries.length;
-    this.#lastHeadLength = head.length;
-    this.#entries.push(entry);
+  /** Closes the entry being written, after the refund, and holds the trace to the cap. */
+  #finish(step: OpcodeStep): void {
+    const out = this.#out;
+    out.reserve(32);
+    if (step.refund !== 0n) {
+      out.ascii(',"refund":');
+      out.uint(step.refund);
+    }
+    out.byte(CLOSE_BRACE);
+    this.#logged++;
+    this.#lastLogged = true;
+    this.#check();
   }
 
-  /** The stack as minimal 0x quantities, bottom to top, comma-separated. */
-  #stackText(values: readonly bigint[]): string {
-    const previous = this.#previousStack;
-    const prefixes = this.#previousPrefixes;
+  /** Writes `,"stack":[…]`, the items as minimal 0x quantities, bottom to top. */
+  #writeStack(values: readonly bigint[]): void {
+    const out = this.#out;
+    const previous = this.#stack;
+    const previousAt = this.#stackAt;
     let kept = 0;
     const common = Math.min(values.length, previous.length);
     while (kept < common && previous[kept] === values[kept]) kept++;
-    prefixes.length = kept;
+    out.reserve(12 + values.length * MAX_STACK_ITEM);
+    out.ascii(',"stack":[');
+    const at = this.#nextStackAt;
+    at.length = values.length;
+    if (kept > 0) {
+      // The unchanged bottom of the stack, copied from the last entry with its commas.
+      const from = previousAt[0]!;
+      const to = kept < previous.length ? previousAt[kept]! - 1 : this.#stackEnd;
+      const shift = out.length - from;
+      for (let i = 0; i < kept; i++) at[i] = previousAt[i]! + shift;
+      out.repeat(from, to);
+    }
     for (let i = kept; i < values.length; i++) {
-      prefixes.push(i === 0 ? `"0x${values[i]!.toString(16)}"` : `${prefixes[i - 1]!},"0x${values[i]!.toString(16)}"`);
+      if (i > 0) out.byte(COMMA);
+      at[i] = out.length;
+      out.quantity(values[i]!);
     }
-    this.#previousStack = values;
-    return values.length === 0 ? '' : prefixes[values.length - 1]!;
-  }
-
-  /** `returnData` as hex, re-encoded only when the frame's buffer changed. */
-  #returnDataHex(returnData: Uint8Array): string {
-    if (returnData !== this.#returnData) {
-      this.#returnData = returnData;
-      this.#returnDataText = bytesHex(returnData);
-    }
-    return this.#returnDataText;
+    this.#stackEnd = out.length;
+    out.byte(CLOSE_BRACKET);
+    this.#stack = values;
+    this.#nextStackAt = previousAt;
+    this.#stackAt = at;
   }
 
   /** Records the slot an SLOAD reads (its current value) or an SSTORE writes (the new value). */
@@ -195,24 +239,22 @@ export class StructLogger implements Tracer {
   }
 
   onFault(step: OpcodeStep, error: string): void {
-    if (step !== this.#lastStep || this.#lastIndex < 0 || !failedBeforeExecuting(error)) return;
-    // `error` sits right after `depth`, inside the entry already encoded.
-    const entry = this.#entries[this.#lastIndex]!;
-    const field = `,"error":${JSON.stringify(error)}`;
-    this.#entries[this.#lastIndex] = `${entry.slice(0, this.#lastHeadLength)}${field}${entry.slice(this.#lastHeadLength)}`;
-    this.#lastIndex = -1;
-    this.#grow(field.length);
+    if (step !== this.#lastStep || !this.#lastLogged || !failedBeforeExecuting(error)) return;
+    // `error` sits right after `depth`, inside the entry already written; what follows moves.
+    this.#out.insert(this.#lastHeadEnd, `,"error":${JSON.stringify(error)}`);
+    this.#lastLogged = false;
+    this.#stack = [];
+    this.#check();
   }
 
-  /** Adds `bytes` to the encoded size, failing the trace once it passes the node's cap. */
-  #grow(bytes: number): void {
-    this.#bytes += bytes;
+  /** Fails the trace once the encoded struct logs pass the node's cap, and lets their memory go. */
+  #check(): void {
     const cap = this.#config.maxBytes ?? 0;
-    if (cap > 0 && this.#bytes > cap) {
+    if (cap > 0 && this.encodedBytes() > cap) {
       this.#tooLarge = new TraceTooLargeError(cap);
-      this.#entries.length = 0;
+      this.#out.clear();
       this.#storage.clear();
-      this.#previousPrefixes = [];
+      this.#stack = [];
       throw this.#tooLarge;
     }
   }
@@ -227,16 +269,16 @@ export class StructLogger implements Tracer {
     this.#gas = end.gasUsed;
   }
 
-  /** Bytes of the encoded `structLogs` array, tracked as steps are logged. */
+  /** Bytes of the encoded `structLogs` array (with its closing bracket), tracked as steps are logged. */
   encodedBytes(): number {
-    return this.#bytes;
+    return this.#out.length + 1;
   }
 
   /** The whole answer as JSON text: `{gas, failed, returnValue, structLogs}`. */
   result(): JsonValue {
     if (this.#tooLarge !== undefined) throw this.#tooLarge;
     return new RawJson(
-      `{"gas":${this.#gas},"failed":${this.#failed},"returnValue":"${bytesHex(this.#returnValue)}","structLogs":[${this.#entries.join(',')}]}`,
+      `{"gas":${this.#gas},"failed":${this.#failed},"returnValue":"${bytesHex(this.#returnValue)}","structLogs":${this.#out.text()}]}`,
     );
   }
 }
