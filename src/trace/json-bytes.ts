@@ -16,7 +16,8 @@ export class JsonBytes {
   length = 0;
 
   constructor(initialCapacity = 64 * 1024) {
-    this.#bytes = Buffer.allocUnsafe(initialCapacity);
+    // Never from Node's shared pool: the bytes may be transferred to another thread.
+    this.#bytes = Buffer.allocUnsafeSlow(initialCapacity);
   }
 
   /** Makes room for `more` bytes past the end. */
@@ -25,7 +26,7 @@ export class JsonBytes {
     if (needed <= this.#bytes.length) return;
     let capacity = Math.max(this.#bytes.length * 2, 1024);
     while (capacity < needed) capacity *= 2;
-    const grown = Buffer.allocUnsafe(capacity);
+    const grown = Buffer.allocUnsafeSlow(capacity);
     this.#bytes.copy(grown, 0, 0, this.length);
     this.#bytes = grown;
   }
@@ -119,11 +120,11 @@ export class JsonBytes {
   /** Drops everything written and the memory behind it. */
   clear(): void {
     this.length = 0;
-    this.#bytes = Buffer.allocUnsafe(0);
+    this.#bytes = Buffer.allocUnsafeSlow(0);
   }
 
-  /** The text written so far. */
-  text(): string {
-    return this.#bytes.toString('latin1', 0, this.length);
+  /** The bytes written so far (a view, not a copy: nothing may be written after). */
+  view(): Uint8Array {
+    return this.#bytes.subarray(0, this.length);
   }
 }

@@ -6,9 +6,9 @@
  * with fields in the order `pc, op, gas, gasCost, depth, error, stack, returnData, memory,
  * storage, refund`.
  *
- * Each step is encoded to its JSON text the moment it is logged, with no object per step: the
- * result is one RawJson, already the text of the whole answer, which crosses threads as one
- * string and goes into the response as it is.
+ * Each step is encoded to its JSON text the moment it is logged, as bytes in one buffer, with
+ * no object per step: the result is one RawJson over those bytes, which a trace worker hands to
+ * the main thread without a copy and the response takes as it is.
  */
 import { RawJson } from '../util/raw-json.js';
 import { TraceError } from './errors.js';
@@ -277,8 +277,10 @@ export class StructLogger implements Tracer {
   /** The whole answer as JSON text: `{gas, failed, returnValue, structLogs}`. */
   result(): JsonValue {
     if (this.#tooLarge !== undefined) throw this.#tooLarge;
-    return new RawJson(
-      `{"gas":${this.#gas},"failed":${this.#failed},"returnValue":"${bytesHex(this.#returnValue)}","structLogs":${this.#out.text()}]}`,
-    );
+    return new RawJson({
+      head: `{"gas":${this.#gas},"failed":${this.#failed},"returnValue":"${bytesHex(this.#returnValue)}","structLogs":`,
+      body: this.#out.view(),
+      tail: ']}',
+    });
   }
 }

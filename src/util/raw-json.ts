@@ -11,10 +11,36 @@ import { randomBytes } from 'node:crypto';
  */
 let collecting: { texts: string[]; nonce: string } | undefined;
 
+/** JSON text as a short head, a long body of ASCII bytes and a short tail (in that order). */
+export interface AsciiJsonParts {
+  readonly head: string;
+  readonly body: Uint8Array;
+  readonly tail: string;
+}
+
 /** A value whose JSON text is already known; `encodeJson` emits `text` verbatim. */
 export class RawJson {
+  #text: string | undefined;
+  /** The parts the text was made of, when it came as bytes (they can move between threads without a copy). */
+  readonly parts: AsciiJsonParts | undefined;
+
   /** `text` must be one complete JSON value; the producer vouches for it. */
-  constructor(readonly text: string) {}
+  constructor(text: string);
+  /** The text `head` + `body` (ASCII bytes, decoded when first needed) + `tail`. */
+  constructor(parts: AsciiJsonParts);
+  constructor(source: string | AsciiJsonParts) {
+    if (typeof source === 'string') this.#text = source;
+    else this.parts = source;
+  }
+
+  /** The JSON text. */
+  get text(): string {
+    if (this.#text === undefined) {
+      const { head, body, tail } = this.parts!;
+      this.#text = `${head}${Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('latin1')}${tail}`;
+    }
+    return this.#text;
+  }
 
   /**
    * Inside `encodeJson` a placeholder the encoder swaps for the text. Anywhere else

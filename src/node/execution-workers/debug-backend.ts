@@ -10,16 +10,17 @@ import type { BlockStore } from '../../chain/block-store.js';
 import type { ChainProvider } from '../../provider/index.js';
 import type { BlockTraceEntry, DebugBackend, StateAccess, TraceCallRequest, TraceOptions } from '../../rpc/debug/index.js';
 import { TraceError, TraceGate, requestTimeoutMs, type JsonValue, type TraceLimits } from '../../trace/index.js';
-import { RawJson } from '../../util/raw-json.js';
+import { RawJson, type AsciiJsonParts } from '../../util/raw-json.js';
 import type { Deadline, WorkerPool } from './pool.js';
 import type { TraceCall } from './protocol.js';
 
 /** How many times `max-trace-timeout` a whole trace request may run. */
 const REQUEST_BACKSTOP_FACTOR = 10;
 
-/** A trace result the worker sent as its JSON text, spliced into the response as it is. */
+/** A trace result the worker sent as its JSON text (a string or text bytes), spliced into the response as it is. */
 function rawResult(text: unknown): RawJson | undefined {
-  return typeof text === 'string' ? new RawJson(text) : undefined;
+  if (typeof text === 'string') return new RawJson(text);
+  return text !== null && typeof text === 'object' ? new RawJson(text as AsciiJsonParts) : undefined;
 }
 
 /** Block traces whose results the worker sent as JSON text. */
