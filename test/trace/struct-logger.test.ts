@@ -595,6 +595,9 @@ t.test('a RawJson answer is spliced into a response as it is', async (t) => {
   const lookalike = '\u0001raw-json:00:0';
   t.equal(encodeJson({ a: raw, b: lookalike }), `{"a":${text},"b":${JSON.stringify(lookalike)}}`, 'a string that looks like a placeholder stays a string');
   t.throws(() => encodeJson({ a: raw, b: 1n }), TypeError, 'a bigint still fails the encoding');
+  const body = Buffer.from(text.slice(10, -10), 'latin1');
+  const fromParts = new RawJson({ head: text.slice(0, 10), body, tail: text.slice(-10) });
+  t.equal(encodeJson({ result: fromParts }), `{"result":${text}}`, 'text given as head, ASCII bytes and tail reads back whole');
 });
 
 t.test('parseTraceConfig reads enableReturnData', async (t) => {
