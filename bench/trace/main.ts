@@ -1,5 +1,7 @@
 /**
- * `npm run bench:trace [-- --quick] [--json] [--txs N] [--steps-sample N] [--seed S] [--cpu-prof-dir DIR]`
+ * `npm run bench:trace [-- --quick] [--json] [--txs N] [--steps-sample N] [--seed S] [--cpu-prof-dir DIR] [--tracers LIST]`
+ *
+ * `--tracers` times only the named ones (comma-separated: callTracer, structLog, jsTracer; default all).
  *
  * debug_traceTransaction, the node against Anvil in one run on this machine. Both get the same
  * signed workload from one sender: the Probe pair (test/fixtures/Probe.sol), then N mixed
@@ -98,8 +100,14 @@ async function main(): Promise<void> {
       'steps-sample': { type: 'string' },
       seed: { type: 'string', default: '20261121' },
       'cpu-prof-dir': { type: 'string' },
+      tracers: { type: 'string' },
     },
   });
+  const tracerNames = Object.keys(TRACERS) as TracerName[];
+  const selected = values.tracers === undefined ? tracerNames : values.tracers.split(',').map((name) => name.trim());
+  const unknown = selected.filter((name) => !(tracerNames as string[]).includes(name));
+  if (unknown.length > 0 || selected.length === 0) throw new RangeError(`--tracers takes names among ${tracerNames.join(', ')}; got ${values.tracers}`);
+  const tracersToRun = tracerNames.filter((name) => selected.includes(name));
   const count = values.txs !== undefined ? Number(values.txs) : values.quick ? QUICK_TXS : FULL_TXS;
   if (!Number.isSafeInteger(count) || count < 1) throw new RangeError(`--txs must be a positive integer, got ${values.txs}`);
   const stepsSample = values['steps-sample'] !== undefined ? Number(values['steps-sample']) : Math.min(STEPS_SAMPLE, count);
@@ -108,7 +116,7 @@ async function main(): Promise<void> {
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new RangeError(`--seed must be a uint32, got ${values.seed}`);
   const profileDir = values['cpu-prof-dir'] ? resolve(values['cpu-prof-dir']) : undefined;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
-  log(`bench:trace ${values.quick ? 'quick' : 'full'} · ${count} mixed txs (seed ${seed}) · callTracer, struct logger, JS opcode counter`);
+  log(`bench:trace ${values.quick ? 'quick' : 'full'} · ${count} mixed txs (seed ${seed}) · ${tracersToRun.map((name) => TRACERS[name].label).join(', ')}`);
 
   const started: RunningProcess[] = [];
   const stopAll = () => Promise.all(started.map((p) => p.stop()));
@@ -162,7 +170,7 @@ async function main(): Promise<void> {
     const results: Record<Target, Partial<Record<TracerName, PhaseResult>>> = { node: {}, anvil: {}, anvilSteps: {} };
     const servers: Record<Target, RunningProcess> = { node, anvil, anvilSteps };
     let turn = 0;
-    for (const tracer of Object.keys(TRACERS) as TracerName[]) {
+    for (const tracer of tracersToRun) {
       const { peer, alsoSteps, config, label } = TRACERS[tracer];
       const pair: Target[] = turn++ % 2 === 0 ? ['node', peer] : [peer, 'node'];
       const order: Target[] = alsoSteps ? [...pair, 'anvilSteps'] : pair;
@@ -206,7 +214,7 @@ async function main(): Promise<void> {
       colocated: 'client, node and Anvil share the machine cores',
     };
     const rows: string[][] = [['tracer', 'strata tx/s', 'anvil tx/s (mode)', 'strata / anvil', 'anvil --steps-tracing tx/s', 'strata p50/p99 ms', 'anvil p50/p99 ms', 'strata peak RSS MiB', 'anvil peak RSS MiB']];
-    for (const tracer of Object.keys(TRACERS) as TracerName[]) {
+    for (const tracer of tracersToRun) {
       const { peer, alsoSteps, label } = TRACERS[tracer];
       const n = results.node[tracer];
       const a = results[peer][tracer];

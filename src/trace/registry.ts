@@ -13,6 +13,7 @@ import { MuxTracer } from './mux-tracer.js';
 import { NoopTracer } from './noop-tracer.js';
 import { PrestateTracer, prestateTracerConfig } from './prestate-tracer.js';
 import type { JsonValue, Tracer } from './types.js';
+import { RawJson } from '../util/raw-json.js';
 
 /** Names accepted by createTracer. */
 export const NATIVE_TRACERS = ['callTracer', 'flatCallTracer', 'prestateTracer', '4byteTracer', 'muxTracer', 'noopTracer', 'erc7562Tracer'] as const;
@@ -32,7 +33,7 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 function asConfig(config: JsonValue | undefined, tracer: string): TracerConfig {
   if (config === undefined || config === null) return {};
-  if (typeof config !== 'object' || Array.isArray(config)) {
+  if (typeof config !== 'object' || Array.isArray(config) || config instanceof RawJson) {
     throw new TracerConfigError(`tracerConfig of ${tracer} must be a JSON object`);
   }
   return config;

@@ -5,9 +5,15 @@
  * (tracing-digest §3): `{gas, failed, returnValue, structLogs}`, one entry per executed opcode
  * with fields in the order `pc, op, gas, gasCost, depth, error, stack, returnData, memory,
  * storage, refund`.
+ *
+ * Each step is encoded to its JSON text the moment it is logged, as bytes in one buffer, with
+ * no object per step: the result is one RawJson over those bytes, which a trace worker hands to
+ * the main thread without a copy and the response takes as it is.
  */
+import { RawJson } from '../util/raw-json.js';
 import { TraceError } from './errors.js';
 import { bytesHex, word } from './hex.js';
+import { JsonBytes } from './json-bytes.js';
 import type { FrameEnd, Hex, JsonValue, OpcodeStep, Tracer, TxEnd } from './types.js';
 
 /** Struct-logger options: the top level of geth's TraceConfig, plus the node's size cap. */
@@ -33,42 +39,8 @@ export class TraceTooLargeError extends TraceError {
   }
 }
 
-/** One structLogs entry, keys in geth's output order (JSON.stringify keeps insertion order). */
-type StructLogEntry = { [key: string]: JsonValue };
-
 const SLOAD = 0x54;
 const SSTORE = 0x55;
-
-/** Encoded lengths of the fixed JSON pieces of an entry (measured from the literals themselves). */
-const PIECE = {
-  pc: '{"pc":'.length,
-  op: ',"op":""'.length,
-  gas: ',"gas":'.length,
-  gasCost: ',"gasCost":'.length,
-  depth: ',"depth":}'.length,
-  error: ',"error":'.length,
-  stack: ',"stack":[]'.length,
-  returnData: ',"returnData":""'.length,
-  memory: ',"memory":[]'.length,
-  storage: ',"storage":{}'.length,
-  refund: ',"refund":'.length,
-};
-/** `"0x<64 hex>"`: a quoted memory word, storage key or storage value. */
-const QUOTED_WORD = 68;
-/** `"key":"value"` of one storage slot. */
-const STORAGE_SLOT = QUOTED_WORD + 1 + QUOTED_WORD;
-
-/** Digits of a non-negative integer in decimal, without building the string. */
-function decimalLength(value: number): number {
-  let digits = 1;
-  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
-  return digits;
-}
-
-/** Bytes of `items.length` JSON strings between brackets, given the sum of their unquoted lengths. */
-function listBytes(count: number, textLength: number): number {
-  return textLength + count * 2 + Math.max(0, count - 1);
-}
 
 /** Whether geth reports `error` on the step: the op failed its checks (stack, gas) before executing. */
 function failedBeforeExecuting(error: string): boolean {
@@ -85,10 +57,13 @@ function failedBeforeExecuting(error: string): boolean {
 class TouchedStorage {
   readonly #keys: Hex[] = [];
   readonly #values = new Map<Hex, Hex>();
+  /** The members' encoding, until a slot changes. */
+  #text: string | undefined;
 
   /** Records `value` for `slot`. */
   set(slot: Hex, value: Hex): void {
-    if (!this.#values.has(slot)) {
+    const before = this.#values.get(slot);
+    if (before === undefined) {
       let low = 0;
       let high = this.#keys.length;
       while (low < high) {
@@ -97,119 +72,158 @@ class TouchedStorage {
         else high = mid;
       }
       this.#keys.splice(low, 0, slot);
+    } else if (before === value) {
+      return;
     }
     this.#values.set(slot, value);
+    this.#text = undefined;
   }
 
-  /** A copy of every slot as a JSON object in key order. */
-  snapshot(): { [slot: string]: JsonValue } {
-    const out: { [slot: string]: JsonValue } = {};
-    for (const key of this.#keys) out[key] = this.#values.get(key)!;
-    return out;
-  }
-
-  get size(): number {
-    return this.#keys.length;
+  /** Every slot as the members of a JSON object, in key order: `"key":"value",…`. */
+  text(): string {
+    if (this.#text !== undefined) return this.#text;
+    let text = '';
+    for (let i = 0; i < this.#keys.length; i++) {
+      const key = this.#keys[i]!;
+      text += `${i === 0 ? '' : ','}"${key}":"${this.#values.get(key)!}"`;
+    }
+    return (this.#text = text);
   }
 }
 
-/** Memory as geth prints it: consecutive 32-byte words, each `0x` + 64 hex digits. */
-function memoryWords(memory: Uint8Array): string[] {
-  const hex = Buffer.from(memory.buffer, memory.byteOffset, memory.byteLength).toString('hex');
-  const words: string[] = new Array<string>(hex.length >>> 6);
-  for (let i = 0; i < words.length; i++) words[i] = `0x${hex.slice(i * 64, i * 64 + 64)}`;
-  return words;
-}
+const COMMA = 0x2c;
+const QUOTE = 0x22;
+const CLOSE_BRACKET = 0x5d;
+const CLOSE_BRACE = 0x7d;
+/** The longest stack item: `,"0x` + 64 hex digits + `"`. */
+const MAX_STACK_ITEM = 69;
+/** Room for an entry's fixed fields besides the op name: keys, five uint64s, braces. */
+const ENTRY_HEAD = 160;
 
 /** geth's struct logger. */
 export class StructLogger implements Tracer {
   readonly #config: StructLoggerConfig;
-  readonly #logs: StructLogEntry[] = [];
+  /** `[` and the text of each logged step, comma-separated (the closing `]` comes with the result). */
+  readonly #out = new JsonBytes();
+  #logged = 0;
   readonly #storage = new Map<Hex, TouchedStorage>();
-  /** Bytes of the encoded `structLogs` array so far. */
-  #bytes = 2;
   #tooLarge: TraceTooLargeError | undefined;
-  /** The last step seen and where its entry sits in #logs (-1 when it was not logged). */
+  /** The last step seen, whether it was logged, and where `error` would go in its entry. */
   #lastStep: OpcodeStep | undefined;
-  #lastIndex = -1;
-  /** The previous step's stack and its encoding: most items survive a step, and their text is reused. */
-  #previousStack: readonly bigint[] = [];
-  #previousItems: string[] = [];
+  #lastLogged = false;
+  #lastHeadEnd = 0;
+  /**
+   * The last logged stack and where each of its items starts in #out (#stackEnd: where the
+   * last one ends): most of a stack survives a step, and its bytes are copied rather than
+   * encoded again.
+   */
+  #stack: readonly bigint[] = [];
+  #stackAt: number[] = [];
+  #nextStackAt: number[] = [];
+  #stackEnd = 0;
   #gas = 0n;
   #failed = false;
   #returnValue: Uint8Array = new Uint8Array();
 
   constructor(config: StructLoggerConfig) {
     this.#config = config;
+    this.#out.reserve(1);
+    this.#out.byte(0x5b);
   }
 
   onOpcode(step: OpcodeStep): void | Promise<void> {
     this.#lastStep = step;
-    this.#lastIndex = -1;
+    this.#lastLogged = false;
     if (this.#tooLarge !== undefined) return;
-    if (this.#config.limit > 0 && this.#logs.length >= this.#config.limit) return;
-    const gas = Number(step.gas);
-    const gasCost = Number(step.cost);
+    if (this.#config.limit > 0 && this.#logged >= this.#config.limit) return;
+    const out = this.#out;
+    out.reserve(ENTRY_HEAD + step.opName.length);
+    if (this.#logged > 0) out.byte(COMMA);
+    out.ascii('{"pc":');
+    out.uint(step.pc);
+    out.ascii(',"op":"');
+    out.ascii(step.opName);
+    out.ascii('","gas":');
+    out.uint(step.gas);
+    out.ascii(',"gasCost":');
+    out.uint(step.cost);
     // geth counts the transaction's own frame as depth 1.
-    const depth = step.depth + 1;
-    const entry: StructLogEntry = { pc: step.pc, op: step.opName, gas, gasCost, depth };
-    let bytes =
-      PIECE.pc + decimalLength(step.pc) + PIECE.op + step.opName.length + PIECE.gas + decimalLength(gas) +
-      PIECE.gasCost + decimalLength(gasCost) + PIECE.depth + decimalLength(depth);
-    if (!this.#config.disableStack) {
-      const stack = this.#encodeStack(step.stack);
-      let text = 0;
-      for (const item of stack) text += item.length;
-      entry.stack = stack;
-      bytes += PIECE.stack + listBytes(stack.length, text);
-    }
+    out.ascii(',"depth":');
+    out.uint(step.depth + 1);
+    this.#lastHeadEnd = out.length;
+    if (!this.#config.disableStack) this.#writeStack(step.stack);
     if (this.#config.enableReturnData && step.returnData.length > 0) {
-      const returnData = bytesHex(step.returnData);
-      entry.returnData = returnData;
-      bytes += PIECE.returnData + returnData.length;
+      out.reserve(20 + step.returnData.length * 2);
+      out.ascii(',"returnData":"0x');
+      out.hex(step.returnData);
+      out.byte(QUOTE);
     }
     if (this.#config.enableMemory && step.memory.length > 0) {
-      const memory = memoryWords(step.memory);
-      entry.memory = memory;
-      bytes += PIECE.memory + listBytes(memory.length, memory.length * (QUOTED_WORD - 2));
+      out.reserve(16 + (step.memory.length >>> 5) * MAX_STACK_ITEM);
+      out.ascii(',"memory":[');
+      out.words(step.memory);
+      out.byte(CLOSE_BRACKET);
     }
     // Only storage steps read state (asynchronously); every other step is logged at once.
     if (!this.#config.disableStorage && (step.op === SLOAD || step.op === SSTORE)) {
       return this.#touch(step).then((touched) => {
         if (touched !== undefined) {
-          entry.storage = touched.snapshot();
-          bytes += PIECE.storage + touched.size * STORAGE_SLOT + Math.max(0, touched.size - 1);
+          const members = touched.text();
+          out.reserve(16 + members.length);
+          out.ascii(',"storage":{');
+          out.ascii(members);
+          out.byte(CLOSE_BRACE);
         }
-        this.#append(entry, bytes, step);
+        this.#finish(step);
       });
     }
-    this.#append(entry, bytes, step);
+    this.#finish(step);
   }
 
-  /** Adds `entry` (its encoding `bytes` long, before the refund) to the logs. */
-  #append(entry: StructLogEntry, bytes: number, step: OpcodeStep): void {
-    const refund = Number(step.refund);
-    if (refund !== 0) {
-      entry.refund = refund;
-      bytes += PIECE.refund + decimalLength(refund);
+  /** Closes the entry being written, after the refund, and holds the trace to the cap. */
+  #finish(step: OpcodeStep): void {
+    const out = this.#out;
+    out.reserve(32);
+    if (step.refund !== 0n) {
+      out.ascii(',"refund":');
+      out.uint(step.refund);
     }
-    this.#grow(bytes + (this.#logs.length > 0 ? 1 : 0));
-    this.#lastIndex = this.#logs.length;
-    this.#logs.push(entry);
+    out.byte(CLOSE_BRACE);
+    this.#logged++;
+    this.#lastLogged = true;
+    this.#check();
   }
 
-  /** The stack as minimal 0x quantities, bottom to top. */
-  #encodeStack(values: readonly bigint[]): string[] {
-    const previous = this.#previousStack;
-    const previousItems = this.#previousItems;
-    const items = new Array<string>(values.length);
-    for (let i = 0; i < values.length; i++) {
-      const value = values[i]!;
-      items[i] = i < previous.length && previous[i] === value ? previousItems[i]! : `0x${value.toString(16)}`;
+  /** Writes `,"stack":[…]`, the items as minimal 0x quantities, bottom to top. */
+  #writeStack(values: readonly bigint[]): void {
+    const out = this.#out;
+    const previous = this.#stack;
+    const previousAt = this.#stackAt;
+    let kept = 0;
+    const common = Math.min(values.length, previous.length);
+    while (kept < common && previous[kept] === values[kept]) kept++;
+    out.reserve(12 + values.length * MAX_STACK_ITEM);
+    out.ascii(',"stack":[');
+    const at = this.#nextStackAt;
+    at.length = values.length;
+    if (kept > 0) {
+      // The unchanged bottom of the stack, copied from the last entry with its commas.
+      const from = previousAt[0]!;
+      const to = kept < previous.length ? previousAt[kept]! - 1 : this.#stackEnd;
+      const shift = out.length - from;
+      for (let i = 0; i < kept; i++) at[i] = previousAt[i]! + shift;
+      out.repeat(from, to);
     }
-    this.#previousStack = values;
-    this.#previousItems = items;
-    return items;
+    for (let i = kept; i < values.length; i++) {
+      if (i > 0) out.byte(COMMA);
+      at[i] = out.length;
+      out.quantity(values[i]!);
+    }
+    this.#stackEnd = out.length;
+    out.byte(CLOSE_BRACKET);
+    this.#stack = values;
+    this.#nextStackAt = previousAt;
+    this.#stackAt = at;
   }
 
   /** Records the slot an SLOAD reads (its current value) or an SSTORE writes (the new value). */
@@ -225,23 +239,22 @@ export class StructLogger implements Tracer {
   }
 
   onFault(step: OpcodeStep, error: string): void {
-    if (step !== this.#lastStep || this.#lastIndex < 0 || !failedBeforeExecuting(error)) return;
-    const entry = this.#logs[this.#lastIndex]!;
-    // `error` sits right after `depth`, so the entry is rebuilt rather than appended to.
-    const { pc, op, gas, gasCost, depth, ...rest } = entry;
-    this.#logs[this.#lastIndex] = { pc: pc!, op: op!, gas: gas!, gasCost: gasCost!, depth: depth!, error, ...rest };
-    this.#lastIndex = -1;
-    this.#grow(PIECE.error + Buffer.byteLength(JSON.stringify(error)));
+    if (step !== this.#lastStep || !this.#lastLogged || !failedBeforeExecuting(error)) return;
+    // `error` sits right after `depth`, inside the entry already written; what follows moves.
+    this.#out.insert(this.#lastHeadEnd, `,"error":${JSON.stringify(error)}`);
+    this.#lastLogged = false;
+    this.#stack = [];
+    this.#check();
   }
 
-  /** Adds `bytes` to the encoded size, failing the trace once it passes the node's cap. */
-  #grow(bytes: number): void {
-    this.#bytes += bytes;
+  /** Fails the trace once the encoded struct logs pass the node's cap, and lets their memory go. */
+  #check(): void {
     const cap = this.#config.maxBytes ?? 0;
-    if (cap > 0 && this.#bytes > cap) {
+    if (cap > 0 && this.encodedBytes() > cap) {
       this.#tooLarge = new TraceTooLargeError(cap);
-      this.#logs.length = 0;
+      this.#out.clear();
       this.#storage.clear();
+      this.#stack = [];
       throw this.#tooLarge;
     }
   }
@@ -256,13 +269,18 @@ export class StructLogger implements Tracer {
     this.#gas = end.gasUsed;
   }
 
-  /** Bytes of `JSON.stringify(result().structLogs)`, tracked as steps are logged. */
+  /** Bytes of the encoded `structLogs` array (with its closing bracket), tracked as steps are logged. */
   encodedBytes(): number {
-    return this.#bytes;
+    return this.#out.length + 1;
   }
 
+  /** The whole answer as JSON text: `{gas, failed, returnValue, structLogs}`. */
   result(): JsonValue {
     if (this.#tooLarge !== undefined) throw this.#tooLarge;
-    return { gas: Number(this.#gas), failed: this.#failed, returnValue: bytesHex(this.#returnValue), structLogs: this.#logs };
+    return new RawJson({
+      head: `{"gas":${this.#gas},"failed":${this.#failed},"returnValue":"${bytesHex(this.#returnValue)}","structLogs":`,
+      body: this.#out.view(),
+      tail: ']}',
+    });
   }
 }

@@ -1,11 +1,15 @@
 /** The tracer hooks and the records the EVM bridge hands to them (geth's live-tracing model). */
 
 import type { Hex } from '../util/hex.js';
+import type { RawJson } from '../util/raw-json.js';
 
 export type { Hex };
 
-/** A value that JSON.stringify encodes losslessly; object key order is the output order. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+/**
+ * A value that encodes to JSON losslessly; object key order is the output order. A RawJson is
+ * JSON text already (the struct logger's answer): encodeJson (util/raw-json.ts) splices it in.
+ */
+export type JsonValue = string | number | boolean | null | RawJson | JsonValue[] | { [key: string]: JsonValue };
 
 /** Frame kinds, spelled as geth's callTracer prints them. */
 export type FrameType = 'CALL' | 'CALLCODE' | 'DELEGATECALL' | 'STATICCALL' | 'CREATE' | 'CREATE2' | 'SELFDESTRUCT';

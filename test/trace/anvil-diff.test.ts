@@ -92,6 +92,8 @@ t.test(`traces match Anvil's after geth normalisations (seed ${seed}, ${count} t
   };
   const kinds = new Set<string>();
   let steps = 0;
+  /** Our struct-logger answer per transaction, to check block traces against. */
+  const structByHash = new Map<string, StructResult>();
   /** 'served', or why Anvil refused the JS tracer. */
   let anvilJs = 'served';
 
@@ -123,6 +125,7 @@ t.test(`traces match Anvil's after geth normalisations (seed ${seed}, ${count} t
     t.same(structOrderViolations(a).slice(0, 5), [], `${label} struct logger: geth's field order`);
     check(`${label} struct logger`, compareStructLogs(a, b, txFacts));
     steps += a.structLogs.length;
+    structByHash.set(hash, a);
 
     const jsConfig = { tracer: OPCODE_COUNTER };
     const ourCount = await ours.call<number>('debug_traceTransaction', [hash, jsConfig]);
@@ -135,6 +138,24 @@ t.test(`traces match Anvil's after geth normalisations (seed ${seed}, ${count} t
       }
     }
   }
+  // Block traces carry one struct-logger answer per transaction from the worker in one reply.
+  const blocks = [...new Set(oursReceipts.map((r) => r.blockNumber))];
+  const limited = { enableMemory: true, enableReturnData: true, limit: 40 };
+  let blockEntries = 0;
+  for (const block of blocks) {
+    const entries = await ours.call<Array<{ txHash: string; result: StructResult }>>('debug_traceBlockByNumber', [block, {}]);
+    const limitedEntries = await ours.call<Array<{ txHash: string; result: StructResult }>>('debug_traceBlockByNumber', [block, limited]);
+    for (const [i, entry] of entries.entries()) {
+      const single = structByHash.get(entry.txHash);
+      if (single === undefined) continue;
+      blockEntries++;
+      t.same(entry.result, single, `block ${block} ${entry.txHash}: the block trace holds the transaction's struct logs`);
+      const limitedSingle = await ours.call<StructResult>('debug_traceTransaction', [entry.txHash, limited]);
+      t.same(limitedEntries[i]!.result, limitedSingle, `block ${block} ${entry.txHash}: the same with memory, return data and a limit`);
+      t.ok(limitedSingle.structLogs.length <= 40, `${entry.txHash}: the limit holds`);
+    }
+  }
+  t.equal(blockEntries, structByHash.size, 'every traced transaction was found in a block trace');
   t.comment(`seed ${seed}: ${txs.length} txs, ${steps} struct-log steps; features ${[...kinds].sort().join(' ')}`);
   t.comment(`Anvil normalisations applied: ${[...used].map(([rule, n]) => `${rule} ×${n}`).join(', ') || 'none'}`);
   if (anvilJs !== 'served') t.comment(`Anvil does not serve the JS opcode counter: ${anvilJs}`);

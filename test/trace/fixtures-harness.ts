@@ -15,6 +15,7 @@ import { Account, createAddressFromString, type KZG } from '@ethereumjs/util';
 import { createVM, type VM } from '@ethereumjs/vm';
 
 import { nativeCrypto } from '../../src/evm/crypto.js';
+import { RawJson } from '../../src/util/raw-json.js';
 import { createTracer, hexBytes, loadJsTracerEngine, traceTransaction, type JsonValue } from '../../src/trace/index.js';
 
 /** The fixture tree, copied from go-ethereum (see test/fixtures/conformance/SOURCES.md). */
@@ -270,7 +271,7 @@ function schemaFrame(frame: JsonObject): JsonObject {
 /** JSON with object keys sorted at every level (Go's map encoding). */
 function sortedJson(value: Json): string {
   if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
+  if (value !== null && typeof value === 'object' && !(value instanceof RawJson)) {
     return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${sortedJson(value[key] ?? null)}`).join(',')}}`;
   }
   return JSON.stringify(value);

@@ -23,7 +23,9 @@ import { TraceTooLargeError, StructLogger, type StructLoggerConfig } from '../..
 import { TracerConfigError } from '../../src/trace/errors.js';
 import { createTracer } from '../../src/trace/registry.js';
 import { traceTransaction } from '../../src/trace/trace-tx.js';
-import type { JsonValue } from '../../src/trace/types.js';
+import type { FrameEnd, JsonValue, OpcodeStep, Tracer, TxEnd } from '../../src/trace/types.js';
+import { RawJson, encodeJson } from '../../src/util/raw-json.js';
+import { ReferenceStructLogger } from './struct-logger-reference.js';
 import { FIXTURE_ROOT, checkFixture, fixtureNames, runFixture, type GethFixture } from './fixtures-harness.js';
 
 type Json = JsonValue;
@@ -167,6 +169,22 @@ const REFUSED_CALLER = at(0xae);
 const REFUSED_CALLER_CODE =
   '60006000600060006000' + push20(RETURNER) + '61ffff' + 'f1' + '50' + '60006000600060006001' + push20(RETURNER) + '61ffff' + 'f1' + '50' + '3d50' + '00';
 
+const MEMORY_GROWER = at(0xaf);
+/** mstore(0, 1); mstore(0x40, 2); mstore8(0x101, 3); pop(mload(0x200)); stop — memory grows in steps */
+const MEMORY_GROWER_CODE = '6001600052' + '6002604052' + '600361010153' + '6102005150' + '00';
+
+/** Init code: sstore(1, 5); then return SIMPLE_CODE (10 bytes) as the runtime code. */
+const INIT_CODE = '6005600155' + '69' + SIMPLE_CODE + '600052' + '600a6016f3';
+
+const CREATOR = at(0xb0);
+/**
+ * mstore(0, INIT_CODE) (24 bytes, so at 8..32); addr := create(0, 8, 24); pop(call(0xffff,
+ * addr, 0, 0, 0, 0, 0)); pop(addr); pop(call(0xffff, REVERTER, 0, 0, 0, 0, 0)); stop
+ */
+const CREATOR_CODE =
+  '77' + INIT_CODE + '600052' + '601860086000f0' + '6000600060006000600085' + '61ffff' + 'f1' + '50' + '50' +
+  '60006000600060006000' + push20(REVERTER) + '61ffff' + 'f1' + '50' + '00';
+
 const EOA = at(0xee);
 
 const CODES: Record<string, string> = {
@@ -184,6 +202,8 @@ const CODES: Record<string, string> = {
   [NAMES]: NAMES_CODE,
   [RUNS_OFF]: RUNS_OFF_CODE,
   [REFUSED_CALLER]: REFUSED_CALLER_CODE,
+  [MEMORY_GROWER]: MEMORY_GROWER_CODE,
+  [CREATOR]: CREATOR_CODE,
 };
 
 const DEFAULTS: StructLoggerConfig = { disableStack: false, disableStorage: false, enableMemory: false, enableReturnData: false, limit: 0 };
@@ -216,6 +236,14 @@ interface TxSpec {
 
 /** Traces one signed legacy transaction on a fresh VM; returns the result and the logger. */
 async function trace(spec: TxSpec, config: Partial<StructLoggerConfig> = {}): Promise<{ result: JsonObject; logger: StructLogger; gasUsed: bigint }> {
+  const logger = new StructLogger({ ...DEFAULTS, ...config });
+  const traced = await traceWith(spec, logger);
+  if (!(traced.result instanceof RawJson)) throw new Error('the struct logger answers with its JSON text');
+  return { result: JSON.parse(traced.result.text) as JsonObject, logger, gasUsed: traced.run.totalGasSpent };
+}
+
+/** Runs one signed legacy transaction on a fresh VM with `tracer` attached. */
+async function traceWith(spec: TxSpec, tracer: Tracer): ReturnType<typeof traceTransaction> {
   const common = cancun();
   const vm = await freshVm(common);
   const block = createBlock({ header: { number: 1n, timestamp: 1n, gasLimit: 30_000_000n, baseFeePerGas: 7n, excessBlobGas: 0n, blobGasUsed: 0n } }, { common });
@@ -223,9 +251,7 @@ async function trace(spec: TxSpec, config: Partial<StructLoggerConfig> = {}): Pr
     { to: spec.to === undefined ? undefined : createAddressFromString(spec.to), data: hexToBytes((spec.data ?? '0x') as `0x${string}`), gasLimit: spec.gasLimit ?? 200_000n, gasPrice: 10n, value: spec.value ?? 0n, nonce: 0n },
     { common },
   ).sign(SENDER_KEY);
-  const logger = new StructLogger({ ...DEFAULTS, ...config });
-  const traced = await traceTransaction(vm, tx, block, logger);
-  return { result: traced.result as JsonObject, logger, gasUsed: traced.run.totalGasSpent };
+  return traceTransaction(vm, tx, block, tracer);
 }
 
 /** Index of the last entry matching `test`, or -1. */
@@ -458,6 +484,122 @@ t.test('maxBytes: a trace whose structLogs exceed the cap fails with TraceTooLar
   t.equal(logsOf(withLimit.result).length, 1, 'limit keeps a trace under the cap');
 });
 
+/** The text encoder and the object-based reference on one execution, fed the same hooks. */
+class SideBySide implements Tracer {
+  readonly encoder: StructLogger;
+  readonly reference: ReferenceStructLogger;
+
+  constructor(config: StructLoggerConfig) {
+    this.encoder = new StructLogger(config);
+    this.reference = new ReferenceStructLogger(config);
+  }
+
+  async onOpcode(step: OpcodeStep): Promise<void> {
+    await this.encoder.onOpcode(step);
+    await this.reference.onOpcode(step);
+  }
+
+  onFault(step: OpcodeStep, error: string): void {
+    this.encoder.onFault(step, error);
+    this.reference.onFault(step, error);
+  }
+
+  onExit(frame: FrameEnd): void {
+    this.encoder.onExit(frame);
+    this.reference.onExit(frame);
+  }
+
+  onTxEnd(end: TxEnd): void {
+    this.encoder.onTxEnd(end);
+    this.reference.onTxEnd(end);
+  }
+
+  result(): JsonValue {
+    return null;
+  }
+
+  /** Both answers as text, and the encoder's tracked size with the reference's structLogs size. */
+  texts(): { encoded: string; reference: string; trackedBytes: number; referenceBytes: number } {
+    const reference = this.reference.result() as JsonObject;
+    const encoded = this.encoder.result();
+    if (!(encoded instanceof RawJson)) throw new Error('the struct logger answers with its JSON text');
+    return {
+      encoded: encoded.text,
+      reference: JSON.stringify(reference),
+      trackedBytes: this.encoder.encodedBytes(),
+      referenceBytes: JSON.stringify(reference.structLogs).length,
+    };
+  }
+}
+
+/** Option sets the encoder is compared under: every field on, every field off, and limits. */
+const COMPARED_CONFIGS: Array<Partial<StructLoggerConfig>> = [
+  {},
+  { enableMemory: true, enableReturnData: true },
+  { disableStack: true, disableStorage: true },
+  { enableMemory: true, enableReturnData: true, limit: 7 },
+  { limit: 1 },
+];
+
+t.test('the text encoder writes exactly what the object-based struct logger serialised', async (t) => {
+  const txs: Array<{ name: string; spec: TxSpec }> = [
+    ...Object.keys(CODES).map((address) => ({ name: address, spec: { to: address } })),
+    { name: 'a creation transaction', spec: { to: undefined, data: `0x${INIT_CODE}` } },
+    { name: 'a plain transfer', spec: { to: EOA, value: 5n } },
+    { name: 'an out-of-gas loop', spec: { to: LOOP, gasLimit: 30_000n } },
+  ];
+  const seen = new Set<string>();
+  for (const config of COMPARED_CONFIGS) {
+    for (const { name, spec } of txs) {
+      const both = new SideBySide({ ...DEFAULTS, ...config });
+      await traceWith(spec, both);
+      const { encoded, reference, trackedBytes, referenceBytes } = both.texts();
+      t.equal(encoded, reference, `${name} ${JSON.stringify(config)}: the same text`);
+      t.equal(trackedBytes, referenceBytes, `${name} ${JSON.stringify(config)}: the tracked size is the structLogs size`);
+      const parsed = JSON.parse(encoded) as JsonObject;
+      if (parsed.failed === true) seen.add('failed');
+      for (const entry of logsOf(parsed)) {
+        for (const key of Object.keys(entry)) seen.add(key);
+        if (entry.depth === 2) seen.add('depth 2');
+        if (entry.op === 'CREATE') seen.add('CREATE');
+        if (entry.op === 'REVERT') seen.add('REVERT');
+        if (Array.isArray(entry.memory) && entry.memory.length > 10) seen.add('memory > 10 words');
+        if (entry.storage !== undefined && Object.keys(entry.storage as JsonObject).length > 1) seen.add('storage > 1 slot');
+      }
+    }
+  }
+  const covered = ['failed', 'error', 'refund', 'storage', 'memory', 'returnData', 'stack', 'depth 2', 'CREATE', 'REVERT', 'memory > 10 words', 'storage > 1 slot'];
+  t.same(covered.filter((feature) => !seen.has(feature)), [], 'the transactions exercise every field, reverts, nested frames, creates and memory growth');
+});
+
+t.test('the text encoder matches the object-based struct logger on the execution-apis chain', async (t) => {
+  const blocks = chainBlocks(3);
+  for (const config of COMPARED_CONFIGS) {
+    const pairs = await replayChainWith(blocks, () => new SideBySide({ ...DEFAULTS, ...config }));
+    t.ok(pairs.length >= 3, 'the chain has transactions to compare');
+    for (const [hash, both] of pairs) {
+      const { encoded, reference, trackedBytes, referenceBytes } = both.texts();
+      t.equal(encoded, reference, `${hash} ${JSON.stringify(config)}: the same text`);
+      t.equal(trackedBytes, referenceBytes, `${hash} ${JSON.stringify(config)}: the tracked size`);
+    }
+  }
+});
+
+t.test('a RawJson answer is spliced into a response as it is', async (t) => {
+  const { result } = await trace({ to: STORAGE });
+  const text = JSON.stringify(result);
+  const raw = new RawJson(text);
+  t.equal(encodeJson(raw), text, 'at the top level');
+  t.equal(encodeJson([{ txHash: '0x01', result: raw }, { txHash: '0x02', result: raw }]), `[{"txHash":"0x01","result":${text}},{"txHash":"0x02","result":${text}}]`, 'inside block entries');
+  t.equal(JSON.stringify({ result: raw }), `{"result":${text}}`, 'a plain JSON.stringify parses it back: right, only slower');
+  const lookalike = '\u0001raw-json:00:0';
+  t.equal(encodeJson({ a: raw, b: lookalike }), `{"a":${text},"b":${JSON.stringify(lookalike)}}`, 'a string that looks like a placeholder stays a string');
+  t.throws(() => encodeJson({ a: raw, b: 1n }), TypeError, 'a bigint still fails the encoding');
+  const body = Buffer.from(text.slice(10, -10), 'latin1');
+  const fromParts = new RawJson({ head: text.slice(0, 10), body, tail: text.slice(-10) });
+  t.equal(encodeJson({ result: fromParts }), `{"result":${text}}`, 'text given as head, ASCII bytes and tail reads back whole');
+});
+
 t.test('parseTraceConfig reads enableReturnData', async (t) => {
   t.equal(parseTraceConfig({ enableReturnData: true }, 1).structLogger.enableReturnData, true);
   t.equal(parseTraceConfig({ ENABLERETURNDATA: true }, 1).structLogger.enableReturnData, true, 'keys are case-insensitive');
@@ -506,6 +648,21 @@ async function genesisVm(): Promise<VM> {
   }
   await state.commit();
   return vm;
+}
+
+/** Replays blocks in order with a fresh tracer per transaction; the tracers by tx hash, in order. */
+async function replayChainWith<T extends Tracer>(blocks: Block[], makeTracer: () => T): Promise<Array<[string, T]>> {
+  const vm = await genesisVm();
+  const out: Array<[string, T]> = [];
+  for (const block of blocks) {
+    vm.common.setHardfork(forkOf(block.header.number));
+    for (const tx of block.transactions as TypedTransaction[]) {
+      const tracer = makeTracer();
+      await traceTransaction(vm, tx, block, tracer, { skipBlockGasLimitValidation: true, skipHardForkValidation: true });
+      out.push([bytesToHex(tx.hash()), tracer]);
+    }
+  }
+  return out;
 }
 
 /** Replays blocks in order, tracing each transaction; results keyed by tx hash. */
@@ -573,8 +730,10 @@ t.test("the execution-apis chain: geth's recorded struct-logger answers, byte fo
       t.ok(block, `${call.file}: the block is among the replayed ones`);
       actual = block!.transactions.map((tx) => ({ txHash: bytesToHex(tx.hash()), result: traced!.get(bytesToHex(tx.hash())) ?? null }));
     }
-    t.equal(JSON.stringify(actual), JSON.stringify(call.result), `${call.file} ${JSON.stringify(call.params)}`);
-    const results = Array.isArray(actual) ? (actual as JsonObject[]).map((entry) => entry.result as JsonObject) : [actual as JsonObject];
+    // encodeJson splices the struct logger's text in, as the RPC layer writes the response.
+    t.equal(encodeJson(actual), JSON.stringify(call.result), `${call.file} ${JSON.stringify(call.params)}`);
+    const parsed = JSON.parse(encodeJson(actual)!) as Json;
+    const results = Array.isArray(parsed) ? (parsed as JsonObject[]).map((entry) => entry.result as JsonObject) : [parsed as JsonObject];
     t.same(results.flatMap((result) => violations(result, TRACE_SCHEMA)), [], `${call.file}: schema-valid`);
   }
 });

@@ -10,11 +10,24 @@ import type { BlockStore } from '../../chain/block-store.js';
 import type { ChainProvider } from '../../provider/index.js';
 import type { BlockTraceEntry, DebugBackend, StateAccess, TraceCallRequest, TraceOptions } from '../../rpc/debug/index.js';
 import { TraceError, TraceGate, requestTimeoutMs, type JsonValue, type TraceLimits } from '../../trace/index.js';
+import { RawJson, type AsciiJsonParts } from '../../util/raw-json.js';
 import type { Deadline, WorkerPool } from './pool.js';
 import type { TraceCall } from './protocol.js';
 
 /** How many times `max-trace-timeout` a whole trace request may run. */
 const REQUEST_BACKSTOP_FACTOR = 10;
+
+/** A trace result the worker sent as its JSON text (a string or text bytes), spliced into the response as it is. */
+function rawResult(text: unknown): RawJson | undefined {
+  if (typeof text === 'string') return new RawJson(text);
+  return text !== null && typeof text === 'object' ? new RawJson(text as AsciiJsonParts) : undefined;
+}
+
+/** Block traces whose results the worker sent as JSON text. */
+function rawEntries(entries: unknown): BlockTraceEntry[] | undefined {
+  const list = entries as Array<{ txHash: Uint8Array; result: unknown }> | undefined;
+  return list?.map((entry) => ({ txHash: entry.txHash, result: rawResult(entry.result) ?? null }));
+}
 
 /** DebugBackend over a worker pool. */
 export class WorkerDebugBackend implements DebugBackend {
@@ -43,20 +56,20 @@ export class WorkerDebugBackend implements DebugBackend {
     return this.store.earliestHeight() ?? 0;
   }
 
-  traceTransaction(hash: Uint8Array, options: TraceOptions): Promise<JsonValue | undefined> {
-    return this.#run({ kind: 'trace', method: 'traceTransaction', args: [hash, options] }, options) as Promise<JsonValue | undefined>;
+  async traceTransaction(hash: Uint8Array, options: TraceOptions): Promise<JsonValue | undefined> {
+    return rawResult(await this.#run({ kind: 'trace', method: 'traceTransaction', args: [hash, options] }, options));
   }
 
-  traceBlockByNumber(height: number, options: TraceOptions): Promise<BlockTraceEntry[] | undefined> {
-    return this.#run({ kind: 'trace', method: 'traceBlockByNumber', args: [height, options] }, options) as Promise<BlockTraceEntry[] | undefined>;
+  async traceBlockByNumber(height: number, options: TraceOptions): Promise<BlockTraceEntry[] | undefined> {
+    return rawEntries(await this.#run({ kind: 'trace', method: 'traceBlockByNumber', args: [height, options] }, options));
   }
 
-  traceBlockByHash(hash: Uint8Array, options: TraceOptions): Promise<BlockTraceEntry[] | undefined> {
-    return this.#run({ kind: 'trace', method: 'traceBlockByHash', args: [hash, options] }, options) as Promise<BlockTraceEntry[] | undefined>;
+  async traceBlockByHash(hash: Uint8Array, options: TraceOptions): Promise<BlockTraceEntry[] | undefined> {
+    return rawEntries(await this.#run({ kind: 'trace', method: 'traceBlockByHash', args: [hash, options] }, options));
   }
 
-  traceCall(request: TraceCallRequest, options: TraceOptions): Promise<JsonValue | undefined> {
-    return this.#run({ kind: 'trace', method: 'traceCall', args: [request, options] }, options) as Promise<JsonValue | undefined>;
+  async traceCall(request: TraceCallRequest, options: TraceOptions): Promise<JsonValue | undefined> {
+    return rawResult(await this.#run({ kind: 'trace', method: 'traceCall', args: [request, options] }, options));
   }
 
   traceStateAccess(hash: Uint8Array): Promise<StateAccess | undefined> {

@@ -19,7 +19,9 @@ import { VmPool } from '../../evm/vm-pool.js';
 import { ChainProvider } from '../../provider/index.js';
 import type { BlockTraceEntry, DebugBackend } from '../../rpc/debug/index.js';
 import { SharedStateReader } from '../../store/index.js';
+import type { JsonValue } from '../../trace/index.js';
 import { TraceService } from '../../trace/service/index.js';
+import { RawJson, encodeJson, type AsciiJsonParts } from '../../util/raw-json.js';
 import { NodeDebugBackend } from '../debug-backend.js';
 import { WORKER_READY, compactBytes, failureOf, type Task, type TaskReply, type TraceCall, type WorkerSetup } from './protocol.js';
 
@@ -59,9 +61,30 @@ function debugBackend(): DebugBackend {
   return debug;
 }
 
-/** Block traces with compact transaction hashes; their results are JSON already (walking them would cost as much as the clone). */
-function compactEntries(entries: BlockTraceEntry[] | undefined): BlockTraceEntry[] | undefined {
-  return entries?.map((entry) => ({ txHash: compactBytes(entry.txHash), result: entry.result }));
+/**
+ * A trace result as its JSON text, not a tree of objects to clone: one string, or the struct
+ * logger's text bytes as they are (their buffer is transferred, see transfersOf).
+ */
+function tracedJson(result: JsonValue | undefined): string | AsciiJsonParts | undefined {
+  if (result instanceof RawJson && result.parts !== undefined) return result.parts;
+  return result === undefined ? undefined : encodeJson(result);
+}
+
+/** Block traces with compact transaction hashes and each result as its JSON text. */
+function compactEntries(entries: BlockTraceEntry[] | undefined): Array<{ txHash: Uint8Array; result: string | AsciiJsonParts | undefined }> | undefined {
+  return entries?.map((entry) => ({ txHash: compactBytes(entry.txHash), result: tracedJson(entry.result) }));
+}
+
+/** The buffers of the text bytes in a trace reply, moved to the main thread rather than copied. */
+function transfersOf(reply: TaskReply): ArrayBuffer[] {
+  if (!reply.ok || reply.result === null || typeof reply.result !== 'object') return [];
+  const results = Array.isArray(reply.result) ? reply.result.map((entry: { result?: unknown }) => entry?.result) : [reply.result];
+  const buffers = new Set<ArrayBuffer>();
+  for (const result of results) {
+    const body = (result as Partial<AsciiJsonParts> | undefined)?.body;
+    if (body instanceof Uint8Array && body.buffer instanceof ArrayBuffer) buffers.add(body.buffer);
+  }
+  return [...buffers];
 }
 
 /** Runs one debug_ call; the answer is ready to post. */
@@ -69,13 +92,13 @@ async function trace(call: TraceCall): Promise<unknown> {
   const backend = debugBackend();
   switch (call.method) {
     case 'traceTransaction':
-      return backend.traceTransaction(...call.args);
+      return tracedJson(await backend.traceTransaction(...call.args));
     case 'traceBlockByNumber':
       return compactEntries(await backend.traceBlockByNumber(...call.args));
     case 'traceBlockByHash':
       return compactEntries(await backend.traceBlockByHash(...call.args));
     case 'traceCall':
-      return backend.traceCall(...call.args);
+      return tracedJson(await backend.traceCall(...call.args));
     case 'traceStateAccess':
       return compactBytes(await backend.traceStateAccess(...call.args));
   }
@@ -105,5 +128,5 @@ port.on('message', (task: Task) => {
   void execute(task).then(
     (result): TaskReply => ({ id: task.id, ok: true, result }),
     (error: unknown): TaskReply => ({ id: task.id, ok: false, failure: failureOf(error) }),
-  ).then((reply) => port.postMessage(reply));
+  ).then((reply) => port.postMessage(reply, transfersOf(reply)));
 });

@@ -3,6 +3,7 @@
  * `JSON.stringify` of its result and a few concatenations; the member order follows geth
  * (`jsonrpc`, `id`, then `result` or `error`).
  */
+import { encodeJson } from '../../util/raw-json.js';
 import { RpcError } from './errors.js';
 
 /** A request id as it arrived: geth accepts any JSON value except objects and arrays. */
@@ -30,7 +31,8 @@ export function errorResponse(idText: string, error: RpcError): string {
 export function resultResponse(idText: string, result: unknown, method: string): string {
   let json: string | undefined;
   try {
-    json = JSON.stringify(result);
+    // Pre-encoded parts (RawJson, e.g. a trace built as text) go in as they are.
+    json = encodeJson(result);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return errorResponse(
