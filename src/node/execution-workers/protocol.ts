@@ -100,8 +100,11 @@ export function compactBytes<T>(value: T): T {
 /** What a worker posts once it has loaded and made its first VM, before any reply. */
 export const WORKER_READY = 'ready';
 
-/** Everything a worker posts. */
-export type WorkerMessage = TaskReply | typeof WORKER_READY;
+/**
+ * Everything a worker posts: the ready signal, or the replies of the tasks it finished in one
+ * turn of its event loop (one message for several answers wakes the node once).
+ */
+export type WorkerMessage = TaskReply[] | typeof WORKER_READY;
 
 /** The failure `error` is, for the reply. */
 export function failureOf(error: unknown): TaskFailure {

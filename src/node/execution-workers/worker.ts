@@ -21,6 +21,7 @@ import type { BlockTraceEntry, DebugBackend } from '../../rpc/debug/index.js';
 import { SharedStateReader } from '../../store/index.js';
 import { TraceService } from '../../trace/service/index.js';
 import { NodeDebugBackend } from '../debug-backend.js';
+import { HeightViews } from './height-views.js';
 import { WORKER_READY, compactBytes, failureOf, type Task, type TaskReply, type TraceCall, type WorkerSetup } from './protocol.js';
 
 /** Niceness of a worker thread: block production and the consensus RPC win the CPU from it. */
@@ -48,6 +49,7 @@ const state = SharedStateReader.attach(setup.state);
 const store = BlockStore.attach(setup.blocks);
 const app = new ReplicaApp(setup.genesis, state, setup.gasCap, (height) => store.hashAt(height));
 const vms = new VmPool(app.common, new CodeCache(), (height) => store.hashAt(height));
+const views = new HeightViews((height) => app.storedView(height));
 let debug: DebugBackend | undefined;
 
 /** The debug_ backend over this worker's replica, made on the first trace. */
@@ -84,7 +86,7 @@ async function trace(call: TraceCall): Promise<unknown> {
 /** Runs one task; the answer is ready to post. */
 async function execute(task: Task): Promise<unknown> {
   if (task.kind === 'trace') return trace(task);
-  const view = app.storedView(task.height);
+  const view = views.at(task.height);
   const env = { common: app.common, vms, view, block: task.block, gasCap: setup.gasCap };
   switch (task.kind) {
     case 'call':
@@ -101,9 +103,22 @@ async function execute(task: Task): Promise<unknown> {
 // A VM made now is one the first call does not wait for; then the pool may send tasks.
 void vms.run(app.storedView(0), async () => undefined).then(() => port.postMessage(WORKER_READY));
 
+/** Replies not posted yet: those finished in this turn of the event loop go in one message. */
+let outbox: TaskReply[] = [];
+
+function flush(): void {
+  const replies = outbox;
+  outbox = [];
+  port!.postMessage(replies);
+}
+
+function reply(answer: TaskReply): void {
+  if (outbox.push(answer) === 1) setImmediate(flush);
+}
+
 port.on('message', (task: Task) => {
-  void execute(task).then(
-    (result): TaskReply => ({ id: task.id, ok: true, result }),
-    (error: unknown): TaskReply => ({ id: task.id, ok: false, failure: failureOf(error) }),
-  ).then((reply) => port.postMessage(reply));
+  execute(task).then(
+    (result) => reply({ id: task.id, ok: true, result }),
+    (error: unknown) => reply({ id: task.id, ok: false, failure: failureOf(error) }),
+  );
 });
