@@ -20,7 +20,7 @@
  *   repeated call at a height from its call cache), and `balanceOf` of a different address
  *   every request, which measures EVM execution itself.
  * - scaling (with reads, after everything else): the node restarted with 1, 2 and 4 execution
- *   workers, `eth_call` on distinct holders and the callTracer over 200 Token transfers at
+ *   workers, `eth_call` on distinct holders and the callTracer over 64 Token transfers at
  *   each (see ./scaling.ts); `…ByWorkers` fields keyed by the worker count, and per worker
  *   (divided by min(workers, cores)), which predicts a machine with more cores.
  * - indexer (once, after the rounds): `eth_getBlockReceipts` of the three fullest transfer

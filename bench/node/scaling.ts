@@ -18,8 +18,8 @@ import { hex, signEip1559 } from './sign.js';
 
 /** The worker counts measured. */
 export const WORKER_COUNTS = [1, 2, 4] as const;
-/** Token transfers the callTracer figure traces (cycled). */
-const TRACED_TRANSFERS = 200;
+/** Token transfers the callTracer figure traces (cycled), fewer than a sender may have pending (max-txs-per-sender, 80). */
+const TRACED_TRANSFERS = 64;
 /** Traces in flight: at most `max-concurrent-traces` (8 by default) run at once. */
 const TRACE_CONNECTIONS = 8;
 const INCLUSION_TIMEOUT_MS = 120_000;

@@ -91,7 +91,7 @@ const QUEUED_CALLS_PER_WORKER = 256;
 /** Workers a pool may add while all of its own are busy (a few long calls must not hold up the rest). */
 const BURST_WORKERS = 4;
 /** Calls one call worker may hold at once: it runs the next as soon as it answers one. */
-const CALL_PIPELINE = 8;
+const CALL_PIPELINE = 4;
 
 /**
  * The execution workers app.toml asks for (`execution-workers` each for calls and for traces),

@@ -347,16 +347,15 @@ export class WorkerPool {
   #watch(slot: Slot): void {
     const worker = slot.worker;
     const startedAt = Date.now();
-    worker.on('message', (message: WorkerMessage) => {
-      if (message === WORKER_READY) {
+    worker.on('message', (reply: WorkerMessage) => {
+      if (reply === WORKER_READY) {
         slot.ready = true;
         this.#next(slot);
         if (this.#slots.every((s) => s.ready)) for (const resolve of this.#readyWaiters.splice(0)) resolve();
         return;
       }
-      for (const reply of message) {
-        const at = slot.inflight.findIndex((pending) => pending.task.id === reply.id);
-        if (at < 0) continue;
+      const at = slot.inflight.findIndex((pending) => pending.task.id === reply.id);
+      if (at >= 0) {
         const [pending] = slot.inflight.splice(at, 1);
         this.#settle(pending!, reply.ok ? { value: reply.result } : errorOf(reply.failure));
       }

@@ -101,10 +101,10 @@ export function compactBytes<T>(value: T): T {
 export const WORKER_READY = 'ready';
 
 /**
- * Everything a worker posts: the ready signal, or the replies of the tasks it finished in one
- * turn of its event loop (one message for several answers wakes the node once).
+ * Everything a worker posts. Each reply goes out as soon as its task is done: held back to
+ * share a message with later ones, it would make the task look longer than it ran.
  */
-export type WorkerMessage = TaskReply[] | typeof WORKER_READY;
+export type WorkerMessage = TaskReply | typeof WORKER_READY;
 
 /** The failure `error` is, for the reply. */
 export function failureOf(error: unknown): TaskFailure {

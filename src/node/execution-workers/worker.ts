@@ -103,22 +103,9 @@ async function execute(task: Task): Promise<unknown> {
 // A VM made now is one the first call does not wait for; then the pool may send tasks.
 void vms.run(app.storedView(0), async () => undefined).then(() => port.postMessage(WORKER_READY));
 
-/** Replies not posted yet: those finished in this turn of the event loop go in one message. */
-let outbox: TaskReply[] = [];
-
-function flush(): void {
-  const replies = outbox;
-  outbox = [];
-  port!.postMessage(replies);
-}
-
-function reply(answer: TaskReply): void {
-  if (outbox.push(answer) === 1) setImmediate(flush);
-}
-
 port.on('message', (task: Task) => {
   execute(task).then(
-    (result) => reply({ id: task.id, ok: true, result }),
-    (error: unknown) => reply({ id: task.id, ok: false, failure: failureOf(error) }),
+    (result) => port.postMessage({ id: task.id, ok: true, result } satisfies TaskReply),
+    (error: unknown) => port.postMessage({ id: task.id, ok: false, failure: failureOf(error) } satisfies TaskReply),
   );
 });
