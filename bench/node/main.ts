@@ -19,6 +19,10 @@
  *   twice: the same `balanceOf(holder)` every time (the issue's figure; the node answers a
  *   repeated call at a height from its call cache), and `balanceOf` of a different address
  *   every request, which measures EVM execution itself.
+ * - scaling (with reads, after everything else): the node restarted with 1, 2 and 4 execution
+ *   workers, `eth_call` on distinct holders and the callTracer over 64 Token transfers at
+ *   each (see ./scaling.ts); `…ByWorkers` fields keyed by the worker count, and per worker
+ *   (divided by min(workers, cores)), which predicts a machine with more cores.
  * - indexer (once, after the rounds): `eth_getBlockReceipts` of the three fullest transfer
  *   blocks (near 1,400 transfers each on a quiet machine; their sizes are reported) and `eth_getLogs` of a Token over a 1,000-block range in which every
  *   block holds the same Token transfers, at 8 connections; the log history is built on a
@@ -44,6 +48,7 @@ import { initNodeHome, setBlockInterval, startNode, type NodeHome, type RunningP
 import { blockReceiptsBodies, buildLogHistory, fullestBlocks, getLogsBody, LOG_RANGE_BLOCKS, mirrorLogHistory, runIndexerReads } from './indexer.js';
 import { deployToken, readBodies, runReads, signTokenDeploy } from './reads.js';
 import { RpcClient } from './rpc-client.js';
+import { callTracerBodies, measureScaling, submitTokenTransfers, type ScalingRun } from './scaling.js';
 import { runTransfers, signTransfers, type TransferRun } from './transfers.js';
 
 /** Workload size of a full or a quick run. */
@@ -277,6 +282,24 @@ async function main(): Promise<void> {
       }
     }
 
+    let scaling: ScalingRun | undefined;
+    if (suite === 'all' || suite === 'reads') {
+      const traced = await submitTokenTransfers(node.port, deployer, deploy.address, 1n, EVM_CHAIN_ID);
+      log(`· ${traced.length} Token transfers mined for the callTracer figure; restarting the node with 1, 2 and 4 execution workers`);
+      await node.stop();
+      scaling = await measureScaling({
+        home,
+        nodeArgs,
+        callBodies: bodies.ethCallDistinct,
+        traceBodies: callTracerBodies(traced),
+        connections: READ_CONNECTIONS,
+        seconds: size.readSeconds,
+        gate: (scalingPids, work) => gated([...scalingPids, anvil.pid], { node: scalingPids[0]!, anvil: anvil.pid }, work),
+        log,
+        track: (p) => started.push(p),
+      });
+    }
+
     const pick = (t: Target) => ({
       transfers: medianBy(runs[t].transfers, (x) => x.tps),
       getBalance: medianBy(runs[t].getBalance, (x) => x.requestsPerSec),
@@ -357,9 +380,16 @@ async function main(): Promise<void> {
       anvilBlockReceiptsRps: a.blockReceipts?.requestsPerSec ?? null,
       blockReceiptsRpsRatio: ratio(n.blockReceipts?.requestsPerSec, a.blockReceipts?.requestsPerSec),
       getLogsRangeLogs: logsInRange,
+      cores: scaling?.cores ?? null,
+      nodeCallDistinctRpsByWorkers: scaling?.callDistinctRps ?? null,
+      nodeCallDistinctP99MsByWorkers: scaling?.callDistinctP99Ms ?? null,
+      nodeCallDistinctRpsPerWorkerByWorkers: scaling?.callDistinctPerWorkerRps ?? null,
+      nodeCallTracerTxPerSecByWorkers: scaling?.callTracerTxPerSec ?? null,
+      nodeCallTracerTxPerSecPerWorkerByWorkers: scaling?.callTracerPerWorkerTxPerSec ?? null,
+      scalingRuns: scaling?.runs ?? null,
       nodeBlockReceiptsBlockTxs: receiptBlockTxs.node,
       anvilBlockReceiptsBlockTxs: receiptBlockTxs.anvil,
-      errors: all.reduce((s, x) => s + ('errors' in x ? x.errors : x.rejected), 0),
+      errors: all.reduce((s, x) => s + ('errors' in x ? x.errors : x.rejected), 0) + (scaling?.errors ?? 0),
       maxForeignCpuPercent: Math.max(0, ...all.map((x) => x.foreignCpuPercent)),
       stats,
       cpu,
@@ -397,7 +427,20 @@ async function main(): Promise<void> {
     }
     if (n.getLogs && a.getLogs) add(`eth_getLogs ${LOG_RANGE_BLOCKS} blocks (req/s)`, 'getLogsRps', n.getLogs.requestsPerSec, a.getLogs.requestsPerSec, 'getLogs');
     if (n.blockReceipts && a.blockReceipts) add('eth_getBlockReceipts full blocks (req/s)', 'blockReceiptsRps', n.blockReceipts.requestsPerSec, a.blockReceipts.requestsPerSec, 'blockReceipts');
-    const text = `${table(rows)}\n(1 s blocks, 30M gas: ≤ 1,428 transfers per block on both; ${output.errors} errors; foreign CPU ≤ ${output.maxForeignCpuPercent.toFixed(1)}%)`;
+    let scalingText = '';
+    if (scaling) {
+      const counts = Object.keys(scaling.callDistinctRps);
+      const line = (label: string, values: Record<string, number>, digits = 0) => [label, ...counts.map((c) => (digits > 0 ? values[c]!.toFixed(digits) : rate(values[c]!)))];
+      scalingText = `\n\nScaling with execution workers (${scaling.cores} cores; per worker = figure / min(workers, cores)):\n${table([
+        ['figure', ...counts.map((c) => `${c} worker${c === '1' ? '' : 's'}`)],
+        line('eth_call distinct (req/s)', scaling.callDistinctRps),
+        line('eth_call distinct p99 (ms)', scaling.callDistinctP99Ms, 2),
+        line('eth_call distinct per worker (req/s)', scaling.callDistinctPerWorkerRps),
+        line('callTracer (tx/s)', scaling.callTracerTxPerSec),
+        line('callTracer per worker (tx/s)', scaling.callTracerPerWorkerTxPerSec),
+      ])}`;
+    }
+    const text = `${table(rows)}\n(1 s blocks, 30M gas: ≤ 1,428 transfers per block on both; ${output.errors} errors; foreign CPU ≤ ${output.maxForeignCpuPercent.toFixed(1)}%)${scalingText}`;
     emitReport(text, output, values.json);
   } finally {
     await stopAll();

@@ -135,6 +135,13 @@ export async function setBlockInterval(home: NodeHome, blockMs: number): Promise
   writeFileSync(join(home.home, 'config', 'config.toml'), renderConfigToml(node));
 }
 
+/** Rewrites the home's `[evm] execution-workers` (0 = cores − 1); takes effect at the next start. */
+export async function setExecutionWorkers(home: NodeHome, workers: number): Promise<void> {
+  const config = await loadConfig(home.home);
+  const app = { ...config.app, evm: { ...config.app.evm, executionWorkers: workers } };
+  writeFileSync(join(home.home, 'config', 'app.toml'), renderAppToml(app));
+}
+
 /** A running benchmark process (node or Anvil). */
 export interface RunningProcess {
   readonly pid: number;

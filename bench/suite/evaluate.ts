@@ -157,11 +157,17 @@ export interface ScalingPoint {
   value: number;
 }
 
-/** The per-worker-count figures `specs` name that this run reported. */
+/**
+ * The per-worker-count figures `specs` name that this run reported: each an array of
+ * `{ workers, value }` or an object keyed by the worker count (`{ "1": …, "2": …, "4": … }`).
+ */
 export function scalingPoints(specs: readonly ScalingSpec[], json: SuiteJson): ScalingPoint[] {
   const points: ScalingPoint[] = [];
   for (const spec of specs) {
-    const series = valueAt(json, spec.field);
+    const found = valueAt(json, spec.field);
+    const series = found !== null && typeof found === 'object' && !Array.isArray(found)
+      ? Object.entries(found as Record<string, unknown>).map(([workers, value]) => ({ workers: Number(workers), value }))
+      : found;
     if (!Array.isArray(series)) continue;
     for (const entry of series as unknown[]) {
       if (entry === null || typeof entry !== 'object') continue;

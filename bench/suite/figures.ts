@@ -155,7 +155,12 @@ export const SUITES: Record<SuiteName, SuiteSpec> = {
       { label: 'eth_call one holder', series: [{ side: 'Strata', p99: 'nodeEthCallP99Ms' }, { side: ANVIL, p99: 'anvilEthCallP99Ms' }] },
       { label: 'eth_call distinct', series: [{ side: 'Strata', p99: 'nodeEthCallDistinctP99Ms' }, { side: ANVIL, p99: 'anvilEthCallDistinctP99Ms' }] },
     ],
-    scaling: [{ label: 'eth_call distinct holders', unit: 'req/s', field: 'ethCallDistinctByWorkers' }],
+    scaling: [
+      { label: 'eth_call distinct holders', unit: 'req/s', field: 'nodeCallDistinctRpsByWorkers' },
+      { label: 'eth_call distinct holders, per worker', unit: 'req/s', field: 'nodeCallDistinctRpsPerWorkerByWorkers' },
+      { label: 'callTracer', unit: 'tx/s', field: 'nodeCallTracerTxPerSecByWorkers' },
+      { label: 'callTracer, per worker', unit: 'tx/s', field: 'nodeCallTracerTxPerSecPerWorkerByWorkers' },
+    ],
   },
   trace: {
     name: 'trace',

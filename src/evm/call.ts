@@ -7,6 +7,8 @@ import type { Common } from '@ethereumjs/common';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Address } from '@ethereumjs/util';
 import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
+import type { Block } from '@ethereumjs/block';
+import { LRUCache } from 'lru-cache';
 
 import { evmBlock, type BlockContext } from './block-context.js';
 import { gethMessageError } from './errors.js';
@@ -189,6 +191,23 @@ export function refusalMessage(error: unknown, from: Address, request: CallReque
   return text.replace(/ \(tx type=.*$/s, '');
 }
 
+/** Call blocks kept per chain rules: calls at one height share one block (runTx only reads it). */
+const CALL_BLOCKS = 32;
+const callBlocks = new WeakMap<Common, LRUCache<string, Block>>();
+
+/**
+ * The @ethereumjs block a call runs in, made once per distinct context: building a block
+ * header (validation, field conversion) costs about as much as a short call.
+ */
+function callBlock(common: Common, ctx: BlockContext): Block {
+  let blocks = callBlocks.get(common);
+  if (blocks === undefined) callBlocks.set(common, (blocks = new LRUCache({ max: CALL_BLOCKS })));
+  const key = `${ctx.height}:${ctx.timeMs}:${ctx.baseFee}:${ctx.gasLimit}:${Buffer.from(ctx.proposer.buffer, ctx.proposer.byteOffset, ctx.proposer.byteLength).toString('hex')}`;
+  let block = blocks.get(key);
+  if (block === undefined) blocks.set(key, (block = evmBlock(common, ctx)));
+  return block;
+}
+
 /** Runs the message once with `gas` on a pooled VM over a clean overlay of the environment's state. */
 function attempt(env: CallEnvironment, request: CallRequest, overrides: StateOverrides, gas: bigint): Promise<Attempt> {
   return env.vms.run(env.view, ({ vm, state }) => attemptOn(vm, state, env, request, overrides, gas));
@@ -199,7 +218,7 @@ async function attemptOn(vm: VM, state: OverlayStateManager, env: CallEnvironmen
   const from = new Address(request.from ?? new Uint8Array(20));
   const nonce = state.getAccountSync(from)?.nonce ?? 0n;
   // Without fees a call pays nothing, so the base fee check is left out, as geth does.
-  const block = evmBlock(env.common, hasFees(request) ? env.block : { ...env.block, baseFee: 0n });
+  const block = callBlock(env.common, hasFees(request) ? env.block : { ...env.block, baseFee: 0n });
   const tx = messageTx(env.common, request, from, nonce, gas);
   let result: RunTxResult;
   try {

@@ -92,6 +92,8 @@ async function replayStoredBlocks(app: App, store: BlockStore, logger: Logger): 
 const QUEUED_CALLS_PER_WORKER = 256;
 /** Workers a pool may add while all of its own are busy (a few long calls must not hold up the rest). */
 const BURST_WORKERS = 4;
+/** Calls one call worker may hold at once: it runs the next as soon as it answers one. */
+const CALL_PIPELINE = 4;
 
 /**
  * The execution workers app.toml asks for (`execution-workers` each for calls and for traces),
@@ -103,7 +105,7 @@ function startExecutionWorkers(app: App, store: BlockStore, config: LoadedConfig
   const workers = evm.executionWorkers > 0 ? evm.executionWorkers : Math.max(1, availableParallelism() - 1);
   const setup = { state: app.stateStoreShare(), blocks: store.share(), genesis: app.genesis, gasCap: app.gasCap, traceLimits: traceLimitsOf(evm) };
   return {
-    calls: new WorkerPool(setup, { name: 'call', workers, maxWorkers: workers + BURST_WORKERS, maxQueued: workers * QUEUED_CALLS_PER_WORKER, logger }),
+    calls: new WorkerPool(setup, { name: 'call', workers, maxWorkers: workers + BURST_WORKERS, maxQueued: workers * QUEUED_CALLS_PER_WORKER, pipeline: CALL_PIPELINE, logger }),
     traces: new WorkerPool(setup, {
       name: 'trace',
       workers,

@@ -132,14 +132,18 @@ t.test('every suite with a goal-carrying figure, a failed suite, machine facts a
 });
 
 t.test('scaling with workers is charted when a suite reports per-worker figures', async (t) => {
-  // The per-worker shape figures.ts declares (Array<{ workers, value }>), added to a node run.
-  const node = { ...fixture('node'), ethCallDistinctByWorkers: [{ workers: 1, value: 1700 }, { workers: 2, value: 3300 }, { workers: 4, value: 6100 }] };
+  // bench:node's shape: objects keyed by the worker count; the suite also reads Array<{ workers, value }>.
+  const node = {
+    ...fixture('node'),
+    nodeCallDistinctRpsByWorkers: { '1': 1700, '2': 3300, '4': 6100 },
+    nodeCallTracerTxPerSecByWorkers: [{ workers: 1, value: 300 }, { workers: 2, value: 560 }, { workers: 4, value: 590 }],
+  };
   const report = await buildReport({ outcomes: [ok('node', node)], machine: machineFacts(ROOT), quick: false, startedAt: new Date() });
   const chart = report.charts.find((c) => c.file === 'node-scaling.svg');
   t.ok(chart, 'a scaling chart');
   const { marks } = readSvg(chart!.svg);
-  t.equal(marks.filter((m) => m.type === 'line').reduce((s, m) => s + m.shapes, 0), 1, 'one line');
-  t.equal(marks.filter((m) => m.type === 'symbol').reduce((s, m) => s + m.shapes, 0), 3, 'a point per worker count');
+  t.equal(marks.filter((m) => m.type === 'line').reduce((s, m) => s + m.shapes, 0), 2, 'a line per figure reported');
+  t.equal(marks.filter((m) => m.type === 'symbol').reduce((s, m) => s + m.shapes, 0), 6, 'a point per worker count of each');
   t.match(report.markdown, '](node-scaling.svg)');
   t.match(report.markdown, /All 1 suites ran\./);
 });

@@ -6,6 +6,13 @@
  * short ones behind them. A burst of short tasks only queues: starting a worker costs more. Workers beyond the base size leave once idle for
  * a while. A worker still running a task at its deadline is terminated and replaced — the only
  * way to stop a loop that never yields — and so is one that throws or runs out of its heap.
+ *
+ * A worker may hold up to `pipeline` tasks: while it runs one, the next ones are already in its
+ * port, so it never idles waiting for the node to see a reply and post more (with short calls
+ * that hand-over costs as much as the call). Only a worker whose current task is young gets
+ * more; once its task turns long, the tasks behind it go back to the head of the queue (for
+ * another worker, or one the pool adds) and the late answers of that worker to them are
+ * ignored — tasks only read, so one running twice changes nothing.
  */
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +31,8 @@ export interface WorkerPoolOptions {
   readonly maxWorkers: number;
   /** Tasks that may wait for a worker; more are refused with the caller's busy error. */
   readonly maxQueued: number;
+  /** Tasks one worker may hold at once (its current one and those waiting in its port); default 1. */
+  readonly pipeline?: number;
   /** Old-generation heap of each worker in MiB: a task that allocates more kills only its worker. */
   readonly heapMiB?: number;
   readonly logger: Logger;
@@ -46,10 +55,10 @@ interface Pending {
   readonly timer: NodeJS.Timeout;
 }
 
-/** One worker thread and the task it runs. */
+/** One worker thread and the tasks posted to it, oldest (the one it runs) first. */
 interface Slot {
   worker: Worker;
-  running: Pending | undefined;
+  inflight: Pending[];
   /** Set while a worker beyond the base size is idle: it leaves when this fires. */
   retire: NodeJS.Timeout | undefined;
   /** False while its worker starts (it takes no task until it says it is ready). */
@@ -121,9 +130,9 @@ export class WorkerPool {
     return this.#slots.length;
   }
 
-  /** Tasks running on a worker now. */
+  /** Tasks running on a worker or posted to one now. */
   get running(): number {
-    return this.#slots.filter((slot) => slot.running !== undefined).length;
+    return this.#slots.reduce((sum, slot) => sum + slot.inflight.length, 0);
   }
 
   /** Tasks waiting for a worker. */
@@ -134,7 +143,7 @@ export class WorkerPool {
   /** Runs `body` on a worker within `deadline`; throws PoolFullError when the queue is full. */
   run(body: TaskBody, deadline: Deadline): Promise<unknown> {
     if (this.#closed) return Promise.reject(new Error('the node is shutting down'));
-    const idle = this.#slots.find((slot) => slot.running === undefined && slot.ready);
+    const idle = this.#takerNow();
     if (idle === undefined && this.#queue.length >= this.#options.maxQueued) return Promise.reject(new PoolFullError(this.#queue.length));
     return new Promise((resolve, reject) => {
       const task = { ...compactBytes(body), id: this.#nextId++ } as Task;
@@ -157,15 +166,44 @@ export class WorkerPool {
     for (const pending of this.#queue.splice(0)) this.#settle(pending, closing);
     for (const resolve of this.#readyWaiters.splice(0)) resolve();
     for (const slot of this.#slots) {
-      if (slot.running) this.#settle(slot.running, closing);
-      slot.running = undefined;
+      for (const pending of slot.inflight.splice(0)) this.#settle(pending, closing);
       clearTimeout(slot.retire);
     }
     await Promise.all(this.#slots.map((slot) => slot.worker.terminate()));
   }
 
+  /**
+   * The worker a task may go to now: an idle one, else the least loaded one whose current
+   * task started under LONG_TASK_MS ago and that holds fewer than `pipeline` tasks.
+   */
+  #takerNow(): Slot | undefined {
+    const now = performance.now();
+    let best: Slot | undefined;
+    for (const slot of this.#slots) {
+      if (!this.#canTake(slot, now)) continue;
+      if (slot.inflight.length === 0) return slot;
+      if (best === undefined || slot.inflight.length < best.inflight.length) best = slot;
+    }
+    return best;
+  }
+
+  /** Whether `slot` may be given another task: ready, below its pipeline, and idle or on a young task. */
+  #canTake(slot: Slot, now: number): boolean {
+    if (!slot.ready) return false;
+    const held = slot.inflight.length;
+    if (held === 0) return true;
+    if (held >= (this.#options.pipeline ?? 1)) return false;
+    return !this.#onLongTask(slot, now);
+  }
+
+  /** Whether the task `slot` runs has run LONG_TASK_MS or more. */
+  #onLongTask(slot: Slot, now: number): boolean {
+    const startedAt = slot.inflight[0]?.startedAt;
+    return startedAt !== undefined && now - startedAt >= LONG_TASK_MS;
+  }
+
   #addSlot(): Slot {
-    const slot: Slot = { worker: this.#spawn(), running: undefined, retire: undefined, ready: false };
+    const slot: Slot = { worker: this.#spawn(), inflight: [], retire: undefined, ready: false };
     this.#watch(slot);
     this.#slots.push(slot);
     return slot;
@@ -174,21 +212,41 @@ export class WorkerPool {
   #start(slot: Slot, pending: Pending): void {
     clearTimeout(slot.retire);
     slot.retire = undefined;
-    slot.running = pending;
-    pending.startedAt = performance.now();
+    slot.inflight.push(pending);
+    // A task behind another starts when the one before it is answered.
+    if (slot.inflight.length === 1) pending.startedAt = performance.now();
+    else this.#watchQueue();
     slot.worker.postMessage(pending.task);
   }
 
-  /** While tasks wait, checks every LONG_TASK_MS whether every worker is stuck on a long task. */
+  /**
+   * While tasks wait (in the queue, or in a worker's port behind another), checks every
+   * LONG_TASK_MS for workers stuck on a long task: takes back the tasks behind it, and grows
+   * the pool when every worker is stuck.
+   */
   #watchQueue(): void {
     if (this.#growCheck !== undefined) return;
     this.#growCheck = setTimeout(() => {
       this.#growCheck = undefined;
-      if (this.#closed || this.#queue.length === 0) return;
-      this.#growIfStuck();
-      this.#watchQueue();
+      if (this.#closed) return;
+      this.#rebalance();
+      if (this.#queue.length > 0 || this.#slots.some((slot) => slot.inflight.length > 1)) this.#watchQueue();
     }, LONG_TASK_MS);
     this.#growCheck.unref();
+  }
+
+  /** Moves the tasks waiting behind a long task back to the queue, grows if stuck, and hands out the queue. */
+  #rebalance(): void {
+    const now = performance.now();
+    const taken: Pending[] = [];
+    for (const slot of this.#slots) {
+      if (slot.inflight.length > 1 && this.#onLongTask(slot, now)) taken.push(...slot.inflight.splice(1));
+    }
+    for (const pending of taken) pending.startedAt = undefined;
+    this.#queue.unshift(...taken);
+    if (this.#queue.length === 0) return;
+    this.#growIfStuck();
+    for (const slot of this.#slots) if (this.#queue.length > 0 && this.#canTake(slot, now)) this.#next(slot);
   }
 
   /** Adds a worker for the waiting tasks when every worker is busy with a long task. */
@@ -196,17 +254,18 @@ export class WorkerPool {
     if (this.#closed || this.#queue.length === 0 || this.#slots.length >= this.#options.maxWorkers) return;
     const now = performance.now();
     // A worker still starting will take a task soon: only workers busy with long tasks count.
-    const stuck = this.#slots.every((slot) => slot.running?.startedAt !== undefined && now - slot.running.startedAt >= LONG_TASK_MS);
+    const stuck = this.#slots.every((slot) => {
+      const startedAt = slot.inflight[0]?.startedAt;
+      return startedAt !== undefined && now - startedAt >= LONG_TASK_MS;
+    });
     if (stuck) this.#addSlot();
   }
 
-  /** Hands the next waiting task to an idle worker; an idle one beyond the base size leaves later. */
+  /** Hands waiting tasks to the worker, up to its pipeline; an idle one beyond the base size leaves later. */
   #next(slot: Slot): void {
-    const pending = this.#queue.shift();
-    if (pending) {
-      this.#start(slot, pending);
-      return;
-    }
+    const now = performance.now();
+    while (this.#queue.length > 0 && this.#canTake(slot, now)) this.#start(slot, this.#queue.shift()!);
+    if (slot.inflight.length > 0) return;
     if (this.#slots.length > this.#options.workers && slot.retire === undefined) {
       slot.retire = setTimeout(() => this.#retire(slot), EXTRA_IDLE_MS);
       slot.retire.unref();
@@ -216,7 +275,7 @@ export class WorkerPool {
   /** Ends an idle worker beyond the base size. */
   #retire(slot: Slot): void {
     slot.retire = undefined;
-    if (slot.running !== undefined || this.#slots.length <= this.#options.workers) return;
+    if (slot.inflight.length > 0 || this.#slots.length <= this.#options.workers) return;
     this.#slots.splice(this.#slots.indexOf(slot), 1);
     stop(slot.worker);
   }
@@ -227,7 +286,10 @@ export class WorkerPool {
     else pending.resolve(outcome.value);
   }
 
-  /** A task's deadline passed: drop it from the queue, or stop the worker running it. */
+  /**
+   * A task's deadline passed: drop it from the queue, or stop the worker running it. A task
+   * still waiting in a worker's port is only forgotten (its late answer is ignored).
+   */
   #expire(pending: Pending): void {
     const queuedAt = this.#queue.indexOf(pending);
     if (queuedAt >= 0) {
@@ -235,10 +297,24 @@ export class WorkerPool {
       pending.reject(pending.deadline.error());
       return;
     }
-    const slot = this.#slots.find((s) => s.running === pending);
+    const slot = this.#slots.find((s) => s.inflight.includes(pending));
     if (slot === undefined) return;
     pending.reject(pending.deadline.error());
+    if (slot.inflight[0] !== pending) {
+      slot.inflight.splice(slot.inflight.indexOf(pending), 1);
+      return;
+    }
+    slot.inflight.shift();
+    this.#requeue(slot);
     this.#replace(slot);
+  }
+
+  /** Puts the tasks waiting in a worker that is being replaced back at the head of the queue. */
+  #requeue(slot: Slot): void {
+    const waiting = slot.inflight.splice(0);
+    for (const pending of waiting) pending.startedAt = undefined;
+    this.#queue.unshift(...waiting);
+    if (waiting.length > 0) this.#watchQueue();
   }
 
   /**
@@ -247,7 +323,7 @@ export class WorkerPool {
    */
   #replace(slot: Slot, pauseMs = 0): void {
     stop(slot.worker);
-    slot.running = undefined;
+    slot.inflight.length = 0;
     if (this.#queue.length === 0 && this.#slots.length > this.#options.workers) {
       this.#slots.splice(this.#slots.indexOf(slot), 1);
       return;
@@ -278,16 +354,21 @@ export class WorkerPool {
         if (this.#slots.every((s) => s.ready)) for (const resolve of this.#readyWaiters.splice(0)) resolve();
         return;
       }
-      const pending = slot.running;
-      if (pending === undefined || pending.task.id !== reply.id) return;
-      slot.running = undefined;
-      this.#settle(pending, reply.ok ? { value: reply.result } : errorOf(reply.failure));
+      const at = slot.inflight.findIndex((pending) => pending.task.id === reply.id);
+      if (at >= 0) {
+        const [pending] = slot.inflight.splice(at, 1);
+        this.#settle(pending!, reply.ok ? { value: reply.result } : errorOf(reply.failure));
+      }
+      const head = slot.inflight[0];
+      if (head !== undefined && head.startedAt === undefined) head.startedAt = performance.now();
       this.#next(slot);
     });
     const died = (reason: string): void => {
       if (this.#closed || slot.worker !== worker) return;
       this.#options.logger.error('execution worker stopped; starting another', { pool: this.#options.name, reason });
-      if (slot.running) this.#settle(slot.running, new Error(`the execution worker running this request stopped: ${reason}`));
+      const running = slot.inflight.shift();
+      if (running) this.#settle(running, new Error(`the execution worker running this request stopped: ${reason}`));
+      this.#requeue(slot);
       this.#replace(slot, Date.now() - startedAt < RESTART_PAUSE_MS ? RESTART_PAUSE_MS : 0);
     };
     worker.on('error', (error) => died(error.message));

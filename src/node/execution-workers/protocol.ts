@@ -100,7 +100,10 @@ export function compactBytes<T>(value: T): T {
 /** What a worker posts once it has loaded and made its first VM, before any reply. */
 export const WORKER_READY = 'ready';
 
-/** Everything a worker posts. */
+/**
+ * Everything a worker posts. Each reply goes out as soon as its task is done: held back to
+ * share a message with later ones, it would make the task look longer than it ran.
+ */
 export type WorkerMessage = TaskReply | typeof WORKER_READY;
 
 /** The failure `error` is, for the reply. */

@@ -23,6 +23,7 @@ import type { JsonValue } from '../../trace/index.js';
 import { TraceService } from '../../trace/service/index.js';
 import { RawJson, encodeJson, type AsciiJsonParts } from '../../util/raw-json.js';
 import { NodeDebugBackend } from '../debug-backend.js';
+import { HeightViews } from './height-views.js';
 import { WORKER_READY, compactBytes, failureOf, type Task, type TaskReply, type TraceCall, type WorkerSetup } from './protocol.js';
 
 /** Niceness of a worker thread: block production and the consensus RPC win the CPU from it. */
@@ -50,6 +51,7 @@ const state = SharedStateReader.attach(setup.state);
 const store = BlockStore.attach(setup.blocks);
 const app = new ReplicaApp(setup.genesis, state, setup.gasCap, (height) => store.hashAt(height));
 const vms = new VmPool(app.common, new CodeCache(), (height) => store.hashAt(height));
+const views = new HeightViews((height) => app.storedView(height));
 let debug: DebugBackend | undefined;
 
 /** The debug_ backend over this worker's replica, made on the first trace. */
@@ -107,7 +109,7 @@ async function trace(call: TraceCall): Promise<unknown> {
 /** Runs one task; the answer is ready to post. */
 async function execute(task: Task): Promise<unknown> {
   if (task.kind === 'trace') return trace(task);
-  const view = app.storedView(task.height);
+  const view = views.at(task.height);
   const env = { common: app.common, vms, view, block: task.block, gasCap: setup.gasCap };
   switch (task.kind) {
     case 'call':
