@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import {
   BlockFormatError,
   blockHash,
-  bloomMayMatchFilter,
+  bloomFilterMatcher,
   decodeBlock,
   encodeBlock,
   logsBloom,
@@ -523,13 +523,14 @@ export class BlockStore {
     const topics = filter.topics ?? [];
     if (filter.toBlock < filter.fromBlock) return [];
     const out: IndexedLog[] = [];
+    const mayMatch = bloomFilterMatcher(addresses, topics);
     const end = heightKey(P_BLOOM, filter.toBlock + 1);
     let start = heightKey(P_BLOOM, filter.fromBlock);
     for (;;) {
       const blooms = this.kv.range({ start, end, limit: BLOOM_SCAN_BATCH });
       const heights: number[] = [];
       for (const { key: bloomKey, value: bloom } of blooms) {
-        if (bloomMayMatchFilter(bloom, addresses, topics)) heights.push(readUint64Be(bloomKey, 1));
+        if (mayMatch(bloom)) heights.push(readUint64Be(bloomKey, 1));
       }
       for (const logs of this.logsOfHeights(heights)) {
         for (const log of logs) if (logMatches(log, addresses, topics)) out.push(log);

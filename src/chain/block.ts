@@ -215,14 +215,25 @@ export function addToBloom(bloom: Uint8Array, item: Uint8Array): void {
   }
 }
 
-/** True when every bloom bit of `item` is set: `item` may be present (false means it is not). */
-export function bloomMayContain(bloom: Uint8Array, item: Uint8Array): boolean {
+/** The three (byte index, bit mask) pairs `item` sets in a bloom, as a flat list. */
+function bloomBitsOf(item: Uint8Array): number[] {
   const h = keccak256(item);
+  const bits: number[] = [];
   for (let i = 0; i < 6; i += 2) {
     const bit = ((h[i]! << 8) | h[i + 1]!) & 2047;
-    if ((bloom[255 - (bit >> 3)]! & (1 << (bit & 7))) === 0) return false;
+    bits.push(255 - (bit >> 3), 1 << (bit & 7));
   }
+  return bits;
+}
+
+function hasBloomBits(bloom: Uint8Array, bits: readonly number[]): boolean {
+  for (let i = 0; i < bits.length; i += 2) if ((bloom[bits[i]!]! & bits[i + 1]!) === 0) return false;
   return true;
+}
+
+/** True when every bloom bit of `item` is set: `item` may be present (false means it is not). */
+export function bloomMayContain(bloom: Uint8Array, item: Uint8Array): boolean {
+  return hasBloomBits(bloom, bloomBitsOf(item));
 }
 
 /** The logs bloom of `logs`: every address and topic. */
@@ -243,6 +254,20 @@ export function mergeBlooms(blooms: Iterable<Uint8Array>): Buffer {
 }
 
 /**
+ * bloomMayMatchFilter for one filter over many blooms: the filter's items are hashed to their
+ * bloom bits once, not once per block scanned.
+ */
+export function bloomFilterMatcher(
+  addresses: readonly Uint8Array[],
+  topics: ReadonlyArray<readonly Uint8Array[] | null>,
+): (bloom: Uint8Array) => boolean {
+  const groups = [addresses, ...topics]
+    .filter((alternatives): alternatives is readonly Uint8Array[] => alternatives !== null && alternatives.length > 0)
+    .map((alternatives) => alternatives.map(bloomBitsOf));
+  return (bloom) => groups.every((alternatives) => alternatives.some((bits) => hasBloomBits(bloom, bits)));
+}
+
+/**
  * True when a block with `bloom` may hold a log matching an eth_getLogs filter: any of
  * `addresses` (none = any) and, per position, any of that position's topics (empty = any).
  */
@@ -251,10 +276,5 @@ export function bloomMayMatchFilter(
   addresses: readonly Uint8Array[],
   topics: ReadonlyArray<readonly Uint8Array[] | null>,
 ): boolean {
-  if (addresses.length > 0 && !addresses.some((a) => bloomMayContain(bloom, a))) return false;
-  for (const alternatives of topics) {
-    if (!alternatives || alternatives.length === 0) continue;
-    if (!alternatives.some((t) => bloomMayContain(bloom, t))) return false;
-  }
-  return true;
+  return bloomFilterMatcher(addresses, topics)(bloom);
 }

@@ -13,11 +13,11 @@ import { keccak256 } from './hash.js';
 export interface ImportedOrigin {
   /** The Ethereum block hash. */
   hash: Uint8Array;
-  /** The Ethereum header RLP; empty for the genesis, whose header the chain file does not carry. */
+  /** The Ethereum header RLP; empty for a genesis whose header (not in the chain file) could not be rebuilt to its hash. */
   header: Uint8Array;
   /**
    * RLP of the block's uncle headers and withdrawals as it carries them (ethereum-header.ts
-   * `encodeBodyExtras`); absent for the genesis and for blocks imported before it was kept.
+   * `encodeBodyExtras`); absent for a genesis without its header and for blocks imported before it was kept.
    */
   body?: Uint8Array;
 }

@@ -112,6 +112,12 @@ async function traceRound(env: CallEnvironment, request: CallRequest, overrides:
     const tracer = new AccessListTracer(excluded, list);
     const block = evmBlock(env.common, hasFees(request) ? env.block : { ...env.block, baseFee: 0n });
     const tx = messageTx(env.common, { ...request, accessList: list.map((i) => ({ address: i.address, storageKeys: i.storageKeys })) }, from, nonce, gas);
+    // geth checks the balance against the fee cap (buyGas); @ethereumjs first against the effective price.
+    const have = state.getAccountSync(from)?.balance ?? 0n;
+    const want = gas * (request.maxFeePerGas ?? request.gasPrice ?? 0n) + (request.value ?? 0n);
+    if (have < want) {
+      throw new CallFailedError(`failed to apply transaction: ${messageHash(env, request, nonce, gas)} err: insufficient funds for gas * price + value: address ${from.toString()} have ${have} want ${want}`);
+    }
     vm.evm.events!.on('step', tracer.onStep);
     try {
       const result = await runTx(vm, { tx, block, skipNonce: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true });

@@ -4,12 +4,13 @@
  * the effects of the ones before it. Nothing is written. Without `validation` calls skip the
  * nonce and fee checks and the base fee reads 0; with it they are checked as transactions.
  * `traceTransfers` adds an ERC-20-style Transfer log from 0xeeee…eeee for each value moved.
- * Simulated blocks are hashed over their own fields; they are not blocks of this chain.
+ * Simulated blocks are hashed over their own fields; they are not blocks of this chain, but
+ * BLOCKHASH inside a later simulated block answers their hashes, as geth's does.
  */
-import { getActivePrecompiles, type CustomPrecompile, type InterpreterStep, type Message, type EVMResult } from '@ethereumjs/evm';
+import { getActivePrecompiles, type CustomPrecompile, type EVMMockBlockchainInterface, type EVM, type InterpreterStep, type Message, type EVMResult } from '@ethereumjs/evm';
 import { RLP } from '@ethereumjs/rlp';
 import { Address, bigIntToBytes, bigIntToUnpaddedBytes, setLengthLeft } from '@ethereumjs/util';
-import { Bloom, createVM, encodeReceipt, runTx } from '@ethereumjs/vm';
+import { Bloom, createVM, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
 import type { TypedTransaction } from '@ethereumjs/tx';
 
 import { coinbaseOf, evmBlock, type BlockContext, type BlockOverrides } from './block-context.js';
@@ -19,6 +20,7 @@ import { keccak256 } from './crypto.js';
 import { gethMessageError } from './errors.js';
 import { gethEvmOptions } from './returndata-bounds.js';
 import { revertReason as revertReasonOf } from './revert-reason.js';
+import type { OverlayStateManager } from './state-manager.js';
 
 /** geth's cap on the blocks of one simulation (gaps filled in included). */
 export const MAX_SIMULATE_BLOCKS = 256;
@@ -293,11 +295,45 @@ function precompileMoves(env: CallEnvironment, block: PlannedBlock): CustomPreco
   return changes;
 }
 
+/**
+ * The ancestors BLOCKHASH sees in a simulated block: the simulated blocks already built
+ * (by height), and below them the chain the VM was made with.
+ */
+function simulatedAncestors(chain: EVMMockBlockchainInterface, simulated: ReadonlyMap<number, Uint8Array>): EVMMockBlockchainInterface {
+  const ancestors: EVMMockBlockchainInterface = {
+    getBlock: async (height: number) => {
+      const hash = simulated.get(height);
+      return hash === undefined ? chain.getBlock(height) : { hash: () => hash };
+    },
+    putBlock: async () => undefined,
+    shallowCopy: () => ancestors,
+  };
+  return ancestors;
+}
+
+/** The VM's EVM as the class it is built as (the VM's interface type does not show its blockchain). */
+function evmOf(vm: VM): EVM {
+  return vm.evm as EVM;
+}
+
 /** Runs the simulation on `env` (its view is the base block's state); throws SimulationError for a refused one. */
 export async function simulate(env: CallEnvironment, base: SimulationBase, payload: SimulatePayload): Promise<SimulatedBlock[]> {
   const planned = plan(base, payload.blocks);
   let gasBudget = env.gasCap > 0n ? env.gasCap : undefined;
   return env.vms.run(env.view, async ({ vm, state }) => {
+    const simulatedHashes = new Map<number, Uint8Array>();
+    const chain = evmOf(vm).blockchain;
+    const ancestors = simulatedAncestors(chain, simulatedHashes);
+    // The pooled VM gets its own ancestors back whatever happens, so later calls see only the chain.
+    evmOf(vm).blockchain = ancestors;
+    try {
+      return await simulateBlocks(vm, state, ancestors, simulatedHashes);
+    } finally {
+      evmOf(vm).blockchain = chain;
+    }
+  });
+
+  async function simulateBlocks(vm: VM, state: OverlayStateManager, ancestors: EVMMockBlockchainInterface, simulatedHashes: Map<number, Uint8Array>): Promise<SimulatedBlock[]> {
     const results: SimulatedBlock[] = [];
     let parent = { hash: base.hash, gasLimit: base.gasLimit, coinbase: base.coinbase, baseFee: base.baseFee };
     for (const block of planned) {
@@ -305,6 +341,7 @@ export async function simulate(env: CallEnvironment, base: SimulationBase, paylo
       await applyOverrides(state, block.stateOverrides);
       // Moved precompiles need an EVM made with them, over the same state, for this block only.
       const blockVm = moves.length === 0 ? vm : await createVM({ common: vmCommon(env.common), stateManager: state, blockchain: vm.blockchain, evmOpts: { ...gethEvmOptions(env.common), customPrecompiles: moves } });
+      evmOf(blockVm).blockchain = ancestors;
       const baseFee = block.overrides.baseFee ?? (payload.validation ? parent.baseFee : 0n);
       const ctx = blockContext(block, parent, baseFee);
       const header = evmBlock(env.common, ctx);
@@ -395,9 +432,10 @@ export async function simulate(env: CallEnvironment, base: SimulationBase, paylo
         calls,
       });
       parent = { hash, gasLimit: ctx.gasLimit, coinbase: miner, baseFee };
+      simulatedHashes.set(Number(block.overrides.number), hash);
     }
     return results;
-  });
+  }
 }
 
 /** geth's revert message: `execution reverted` with the decoded reason when there is one. */

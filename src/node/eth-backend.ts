@@ -42,6 +42,7 @@ import {
 } from '../rpc/eth/index.js';
 import { bytesHex } from '../util/hex.js';
 import { appCallRequest, appStateOverrides } from './call-request.js';
+import { FeeDefaultsError, withFeeDefaults, type FeeBasis } from './fee-defaults.js';
 import { simulatePayload, simulatedBlockOutcome } from './simulate-request.js';
 import { blobGasOfRaw, decodeChainTx, importedBlockFields, typedTxFields } from './eth-objects.js';
 import { ImportedChainConfig } from '../app/imported-chain/chain-config.js';
@@ -445,12 +446,24 @@ export class NodeEthBackend implements EthBackend {
     const height = this.chain.heightOf(at);
     const state = this.chain.state.at(height);
     try {
-      const result = await this.app.createAccessList(appCallRequest(request), state, appStateOverrides(overrides), this.#callBlock(height));
+      const priced = withFeeDefaults(request, this.#feeBasis(height));
+      const result = await this.app.createAccessList(appCallRequest(priced), state, appStateOverrides(overrides), this.#callBlock(height));
       return { status: 'success', accessList: result.accessList, gasUsed: result.gasUsed, ...(result.error === undefined ? {} : { error: result.error }) };
     } catch (error) {
-      if (error instanceof CallFailedError) return { status: 'failed', message: error.message };
+      if (error instanceof CallFailedError || error instanceof FeeDefaultsError) return { status: 'failed', message: error.message };
       throw error;
     }
+  }
+
+  /**
+   * The fee facts of block `height` for geth's fee defaults: its base fee and the suggested
+   * tip. An imported block without a base fee is pre-London; this chain's blocks always have one.
+   */
+  #feeBasis(height: number): FeeBasis {
+    const stored = this.chain.blocks.byHeight(height);
+    const imported = stored?.imported !== undefined || this.#importedChain() !== undefined;
+    const baseFee = this.#callBlock(height)?.baseFee ?? stored?.header.baseFee ?? BigInt(this.app.genesis.params.min_base_fee);
+    return { baseFee, london: !imported || baseFee > 0n, tip: this.maxPriorityFeePerGas() };
   }
 
   async simulate(request: SimulateRequest, at: BlockId): Promise<SimulatedBlockOutcome[]> {

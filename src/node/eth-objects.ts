@@ -81,9 +81,9 @@ export type ImportedBlockFields = Partial<Omit<EthBlockHeader, 'number' | 'hash'
 };
 
 /**
- * What an imported block's own header and body say. The genesis, whose header the chain file
- * does not carry, shows what its genesis file gives: difficulty, extra data, nonce, mix hash,
- * and no base fee before London.
+ * What an imported block's own header and body say. The genesis has the header rebuilt from
+ * its genesis file at import (checked against the genesis hash); one imported without it shows
+ * what its genesis file gives: difficulty, extra data, nonce, mix hash, and no base fee before London.
  */
 export function importedBlockFields(block: ChainBlock, config: () => ImportedChainConfig | undefined): ImportedBlockFields {
   const origin = block.imported;

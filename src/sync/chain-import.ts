@@ -11,14 +11,17 @@ import { App, type AppOptions, type Genesis } from '../app/index.js';
 import type { ImportedChainConfig } from '../app/imported-chain/chain-config.js';
 import { ImportedChainConfigError } from '../app/imported-chain/errors.js';
 import { executeImportedBlock, type ImportedTxOutcome } from '../app/imported-chain/execution.js';
+import { genesisBlockRlp } from '../app/imported-chain/genesis-header.js';
 import type { Logger } from '../log/logger.js';
 import { EMPTY_BLOOM, ZERO_HASH, txRoot, type Block, type BlockHeader } from '../chain/block.js';
 import { BlockStore, type Receipt } from '../chain/block-store.js';
+import type { ImportedOrigin } from '../chain/imported-block.js';
 import { encodeBodyExtras } from '../chain/ethereum-header.js';
 import { buildGenesis, type GenesisFile } from '../chain/genesis-file.js';
 import { validatorKey } from '../chain/keys.js';
 import { ChainProvider } from '../provider/index.js';
 import { bytesHex } from '../util/hex.js';
+import { keccak256 } from '../util/keccak.js';
 
 /** What one import needs. */
 export interface ChainImportInput {
@@ -136,6 +139,17 @@ function genesisRecord(config: ImportedChainConfig): Block {
   };
 }
 
+/**
+ * The genesis block's Ethereum identity: its rebuilt header and body when the header hashes to
+ * the genesis hash block 1 names, else the hash alone (a genesis this node cannot rebuild
+ * exactly is still served under its hash, from the genesis file's fields).
+ */
+async function genesisOrigin(config: ImportedChainConfig, genesisHash: Uint8Array): Promise<ImportedOrigin> {
+  const rebuilt = await genesisBlockRlp(config);
+  if (!Buffer.from(keccak256(rebuilt.header)).equals(genesisHash)) return { hash: genesisHash, header: new Uint8Array() };
+  return { hash: genesisHash, header: rebuilt.header, body: encodeBodyExtras([], rebuilt.hasWithdrawals ? [] : undefined) };
+}
+
 /** Executes and stores `input.blocks` into the empty home of `input.dataDir`. */
 export async function importChain(input: ChainImportInput): Promise<ChainImportSummary> {
   const started = performance.now();
@@ -151,7 +165,7 @@ export async function importChain(input: ChainImportInput): Promise<ChainImportS
     }
     await app.initChain(config.genesisChangesets());
     await store.saveImportedChainGenesis(config.source);
-    await store.saveBlock(genesisRecord(config), [], [], { hash: first.header.parentHash, header: new Uint8Array() });
+    await store.saveBlock(genesisRecord(config), [], [], await genesisOrigin(config, first.header.parentHash));
     const chain = new ChainProvider(app, store);
     let txCount = 0;
     for (const block of blocks) {

@@ -153,6 +153,41 @@ t.test('every imported block is rendered from its own header and body', async (t
   t.ok(chain.some((b) => b.header.length < 16), 'and pre-London blocks');
 });
 
+/** The header RLP fields of a rendered block, in header order (the optional tail only where the block shows it). */
+function headerFieldsOf(block: Json): Uint8Array[] {
+  const bytes = (v: unknown): Uint8Array => Buffer.from(String(v).slice(2), 'hex');
+  const int = (v: unknown): Uint8Array => {
+    const n = BigInt(String(v));
+    return n === 0n ? new Uint8Array() : Buffer.from(n.toString(16).padStart(Math.ceil(n.toString(16).length / 2) * 2, '0'), 'hex');
+  };
+  const fields = [
+    bytes(block.parentHash), bytes(block.sha3Uncles), bytes(block.miner), bytes(block.stateRoot), bytes(block.transactionsRoot),
+    bytes(block.receiptsRoot), bytes(block.logsBloom), int(block.difficulty), int(block.number), int(block.gasLimit), int(block.gasUsed),
+    int(block.timestamp), bytes(block.extraData), bytes(block.mixHash), bytes(block.nonce),
+  ];
+  const tail: Array<[string, (v: unknown) => Uint8Array]> = [
+    ['baseFeePerGas', int], ['withdrawalsRoot', bytes], ['blobGasUsed', int], ['excessBlobGas', int], ['parentBeaconBlockRoot', bytes], ['requestsHash', bytes],
+  ];
+  for (const [name, encode] of tail) {
+    if (!(name in block)) break;
+    fields.push(encode(block[name]));
+  }
+  return fields;
+}
+
+t.test('the genesis is rendered from its real header: the one whose hash block 1 names', async (t) => {
+  const genesis = await result<Json>(node, 'eth_getBlockByNumber', ['0x0', false]);
+  const genesisHash = hex(chain[0]!.header[0]!);
+  const fields = headerFieldsOf(genesis);
+  const header = rlpEncode(fields as never);
+  t.equal(keccak(header), genesisHash, 'every rendered header field (stateRoot too) hashes to the genesis hash block 1 names');
+  // A block without transactions or uncles: RLP([header, [], []]).
+  t.equal(genesis.size, `0x${rlpEncode([fields, [], []] as never).length.toString(16)}`, 'size is the RLP size of the genesis block');
+  t.not(genesis.stateRoot, `0x${'00'.repeat(32)}`, 'the state root is the alloc\'s, not a placeholder');
+  t.equal(genesis.transactionsRoot, keccak(rlpEncode(new Uint8Array())), 'the empty transactions root');
+  t.equal(genesis.sha3Uncles, keccak(rlpEncode([])), 'and the empty uncle hash');
+});
+
 t.test('the genesis of an imported chain shows its genesis file, and an unknown hash is null', async (t) => {
   const genesis = await result<Json>(node, 'eth_getBlockByNumber', ['0x0', false]);
   t.equal(genesis.hash, hex(chain[0]!.header[0]!), 'the genesis is served under its Ethereum hash');

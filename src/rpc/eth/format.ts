@@ -1,6 +1,7 @@
 /** JSON shapes of blocks, transactions, receipts and logs, member for member as geth writes them. */
 import type { EthBlock, EthBlockHeader, EthLog, EthReceipt, EthTransaction, TxPosition } from './backend.js';
 import { bytesHex, quantity } from './hex.js';
+import { JsonText } from '../jsonrpc/index.js';
 
 /** keccak256(rlp([])): the uncle hash of a block without uncles. */
 export const EMPTY_UNCLES_HASH = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347';
@@ -190,6 +191,22 @@ export function formatLogs(logs: readonly EthLog[]): JsonObject[] {
     out[i] = formatted;
   }
   return out;
+}
+
+/** Log objects' JSON text, by the log object it encodes: a log answered again is not serialised again. */
+const logTexts = new WeakMap<JsonObject, string>();
+
+/** formatLogs as one JSON array text, each log serialised once while its log object lives (eth_getLogs' answer). */
+export function formatLogsJson(logs: readonly EthLog[]): JsonText {
+  const parts = formatLogs(logs).map((log) => {
+    let text = logTexts.get(log);
+    if (text === undefined) {
+      text = JSON.stringify(log);
+      logTexts.set(log, text);
+    }
+    return text;
+  });
+  return new JsonText(`[${parts.join(',')}]`);
 }
 
 /** A receipt object. */

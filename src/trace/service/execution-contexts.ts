@@ -39,7 +39,7 @@ export class ExecutionContexts {
   /** How to re-execute `block`. */
   of(block: ChainBlock): ExecutionContext {
     if (block.imported === undefined) return this.app.ownExecutionContext(headerInput(block), block.hash);
-    if (block.imported.header.length === 0) throw new GenesisNotTraceableError();
+    if (block.header.height === 0) throw new GenesisNotTraceableError();
     const chain = this.#imported();
     const height = block.header.height;
     const parentState = height === 1 ? chain.genesisView() : undefined;

@@ -2,7 +2,7 @@
 import { RpcError, expectParams, type MethodTable } from '../../jsonrpc/index.js';
 import { tagHeight } from '../../../provider/index.js';
 import { checkLogRange, parseLogFilter } from '../filters.js';
-import { formatLogs } from '../format.js';
+import { formatLogsJson } from '../format.js';
 import { then, type EthMethodContext } from './context.js';
 
 /** eth_getLogs. */
@@ -12,7 +12,7 @@ export function logMethods({ backend, options }: EthMethodContext): MethodTable 
       expectParams(params, 1);
       const filter = parseLogFilter(params[0], 0);
       const query = (from: number, to: number) =>
-        then(backend.getLogs({ fromBlock: from, toBlock: to, addresses: filter.addresses, topics: filter.topics }), formatLogs);
+        then(backend.getLogs({ fromBlock: from, toBlock: to, addresses: filter.addresses, topics: filter.topics }), formatLogsJson);
       if (filter.blockHash !== undefined) {
         return then(backend.heightOf({ kind: 'hash', hash: filter.blockHash }), (height) => {
           if (height === null) throw RpcError.server('unknown block');

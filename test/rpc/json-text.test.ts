@@ -1,0 +1,31 @@
+/** A result given as JSON text is spliced into the response as is; eth_getLogs' text equals the log objects serialised. */
+import t from 'tap';
+import { JsonText, resultResponse } from '../../src/rpc/jsonrpc/index.js';
+import { formatLogs, formatLogsJson } from '../../src/rpc/eth/format.js';
+import type { EthLog } from '../../src/rpc/eth/index.js';
+
+const log = (block: number, index: number): EthLog => ({
+  address: Buffer.alloc(20, 0xaa),
+  topics: [Buffer.alloc(32, index), Buffer.alloc(32, 0xbb)],
+  data: Buffer.from([1, 2, 3]),
+  blockNumber: block,
+  blockHash: Buffer.alloc(32, block),
+  transactionHash: Buffer.alloc(32, 0x10 + index),
+  transactionIndex: index,
+  logIndex: index,
+  blockTimestamp: 1_700_000_000n + BigInt(block),
+});
+
+t.test('resultResponse splices JSON text; any other JSON.stringify gets the value', async (t) => {
+  t.equal(resultResponse('7', new JsonText('[{"a":1}]'), 'm'), '{"jsonrpc":"2.0","id":7,"result":[{"a":1}]}');
+  t.equal(JSON.stringify({ r: new JsonText('[1,"x"]') }), '{"r":[1,"x"]}');
+});
+
+t.test('formatLogsJson is the JSON of formatLogs, again the same when asked again', async (t) => {
+  const logs = [log(5, 0), log(5, 1), log(6, 0)];
+  const expected = JSON.stringify(formatLogs(logs));
+  t.equal(formatLogsJson(logs).text, expected, 'the same text as the log objects serialised');
+  t.equal(formatLogsJson(logs).text, expected, 'and from the remembered texts');
+  t.equal(formatLogsJson([]).text, '[]', 'no logs: an empty array');
+  t.same(JSON.parse(formatLogsJson(logs.slice(1)).text), formatLogs(logs.slice(1)), 'a sub-range of remembered logs');
+});
