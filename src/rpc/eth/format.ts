@@ -1,7 +1,7 @@
 /** JSON shapes of blocks, transactions, receipts and logs, member for member as geth writes them. */
 import type { EthBlock, EthBlockHeader, EthLog, EthReceipt, EthTransaction, TxPosition } from './backend.js';
 import { bytesHex, quantity } from './hex.js';
-import { JsonText } from '../jsonrpc/index.js';
+import { RawJson } from '../../util/raw-json.js';
 
 /** keccak256(rlp([])): the uncle hash of a block without uncles. */
 export const EMPTY_UNCLES_HASH = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347';
@@ -197,7 +197,7 @@ export function formatLogs(logs: readonly EthLog[]): JsonObject[] {
 const logTexts = new WeakMap<JsonObject, string>();
 
 /** formatLogs as one JSON array text, each log serialised once while its log object lives (eth_getLogs' answer). */
-export function formatLogsJson(logs: readonly EthLog[]): JsonText {
+export function formatLogsJson(logs: readonly EthLog[]): RawJson {
   const parts = formatLogs(logs).map((log) => {
     let text = logTexts.get(log);
     if (text === undefined) {
@@ -206,7 +206,7 @@ export function formatLogsJson(logs: readonly EthLog[]): JsonText {
     }
     return text;
   });
-  return new JsonText(`[${parts.join(',')}]`);
+  return new RawJson(`[${parts.join(',')}]`);
 }
 
 /** A receipt object. */

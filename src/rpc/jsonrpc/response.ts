@@ -24,29 +24,14 @@ export function errorResponse(idText: string, error: RpcError): string {
 }
 
 /**
- * A result already serialised as JSON text, spliced into the response as it is. For results
- * built from parts serialised once and reused across responses (log objects); anything that
- * stringifies it otherwise gets the value back.
- */
-export class JsonText {
-  constructor(readonly text: string) {}
-
-  /** The value the text encodes, for a JSON.stringify that is not resultResponse's. */
-  toJSON(): unknown {
-    return JSON.parse(this.text);
-  }
-}
-
-/**
  * `{"jsonrpc":"2.0","id":…,"result":…}`; `undefined` becomes `null`. A result JSON cannot
  * carry (a bigint, a cycle) yields a -32603 error naming the method, because quantities must be
  * encoded as hex strings by the method itself.
  */
 export function resultResponse(idText: string, result: unknown, method: string): string {
-  if (result instanceof JsonText) return `{"jsonrpc":"2.0","id":${idText},"result":${result.text}}`;
   let json: string | undefined;
   try {
-    // Pre-encoded parts (RawJson, e.g. a trace built as text) go in as they are.
+    // Pre-encoded parts (RawJson: a trace built as text, eth_getLogs' remembered log texts) go in as they are.
     json = encodeJson(result);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

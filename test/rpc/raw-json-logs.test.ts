@@ -1,6 +1,7 @@
-/** A result given as JSON text is spliced into the response as is; eth_getLogs' text equals the log objects serialised. */
+/** A result given as RawJson is spliced into the response as is; eth_getLogs' text equals the log objects serialised. */
 import t from 'tap';
-import { JsonText, resultResponse } from '../../src/rpc/jsonrpc/index.js';
+import { resultResponse } from '../../src/rpc/jsonrpc/index.js';
+import { RawJson } from '../../src/util/raw-json.js';
 import { formatLogs, formatLogsJson } from '../../src/rpc/eth/format.js';
 import type { EthLog } from '../../src/rpc/eth/index.js';
 
@@ -17,8 +18,8 @@ const log = (block: number, index: number): EthLog => ({
 });
 
 t.test('resultResponse splices JSON text; any other JSON.stringify gets the value', async (t) => {
-  t.equal(resultResponse('7', new JsonText('[{"a":1}]'), 'm'), '{"jsonrpc":"2.0","id":7,"result":[{"a":1}]}');
-  t.equal(JSON.stringify({ r: new JsonText('[1,"x"]') }), '{"r":[1,"x"]}');
+  t.equal(resultResponse('7', new RawJson('[{"a":1}]'), 'm'), '{"jsonrpc":"2.0","id":7,"result":[{"a":1}]}');
+  t.equal(JSON.stringify({ r: new RawJson('[1,"x"]') }), '{"r":[1,"x"]}');
 });
 
 t.test('formatLogsJson is the JSON of formatLogs, again the same when asked again', async (t) => {
