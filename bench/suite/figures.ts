@@ -80,7 +80,18 @@ const PIPELINE_STAGES: ReadonlyArray<readonly [string, string]> = [
   ['recover', 'admission: sender recovery'],
   ['admission', 'admission: other checks'],
 ];
-const atLeastAnvil: Goal = { kind: 'ratioAtLeast', min: 1 };
+
+/** Strata / peer ≥ `min`. */
+function ratioAtLeast(min: number): Goal {
+  return { kind: 'ratioAtLeast', min };
+}
+
+const atLeastAnvil = ratioAtLeast(1);
+
+/** A figure of Strata's value at `strata` beside `peer`'s value at `peerField` of the same run. */
+function peerFigure(label: string, unit: string, strata: string, peer: string, peerField: string, goal?: Goal): FigureSpec {
+  return { label, unit, strata, peer: { name: peer, field: peerField }, ...(goal ? { goal } : {}) };
+}
 
 /** Mean-of-rounds figure of bench:node with its spread, Strata against Anvil. */
 function nodeFigure(label: string, unit: string, stat: string, goal?: Goal, lowerIsBetter = false): FigureSpec {
@@ -98,58 +109,51 @@ function nodeFigure(label: string, unit: string, stat: string, goal?: Goal, lowe
 /** Per-tracer figure of bench:trace against Anvil's fastest mode for that tracer. */
 function traceFigure(label: string, key: 'callTracer' | 'structLog' | 'jsTracer', anvilMode: string): FigureSpec {
   const cap = key.charAt(0).toUpperCase() + key.slice(1);
-  return { label, unit: 'tx/s', strata: `${key}TxPerSec`, peer: { name: `${ANVIL} (${anvilMode})`, field: `anvil${cap}TxPerSec` }, goal: atLeastAnvil };
+  return peerFigure(label, 'tx/s', `${key}TxPerSec`, `${ANVIL} (${anvilMode})`, `anvil${cap}TxPerSec`, atLeastAnvil);
+}
+
+/** A suite's entry: `name` is also its key in SUITES; a suite without latency or scaling figures leaves them out. */
+function suite(
+  name: SuiteName,
+  title: string,
+  expectedSeconds: SuiteSpec['expectedSeconds'],
+  figures: FigureSpec[],
+  more: { latency?: LatencySpec[]; scaling?: ScalingSpec[] } = {},
+): SuiteSpec {
+  return { name, title, expectedSeconds, figures, latency: more.latency ?? [], scaling: more.scaling ?? [] };
 }
 
 /** The suites and their figures. */
 export const SUITES: Record<SuiteName, SuiteSpec> = {
-  store: {
-    name: 'store',
-    title: 'State store (bench:store)',
-    expectedSeconds: { quick: 60, full: 900 },
-    figures: [
-      { label: 'get at a version', unit: 'reads/s', strata: 'napiGetPerSec', peer: { name: 'native driver', field: 'nativeGetPerSec' }, goal: { kind: 'ratioAtLeast', min: 0.7 } },
-      { label: 'get at a version vs lmdb', unit: 'reads/s', strata: 'napiGetPerSec', peer: { name: 'lmdb', field: 'lmdbGetPerSec' }, goal: { kind: 'ratioAtLeast', min: 1 } },
-      { label: 'get at a version vs classic-level', unit: 'reads/s', strata: 'napiGetPerSec', peer: { name: 'classic-level', field: 'classicLevelGetPerSec' }, goal: { kind: 'ratioAtLeast', min: 1 } },
-      { label: 'getMany ×256', unit: 'keys/s', strata: 'napiGetManyPerSec', peer: { name: 'native driver', field: 'nativeGetManyPerSec' }, goal: { kind: 'ratioAtLeast', min: 0.85 } },
-      { label: 'ingest transfers', unit: 'writes/s', strata: 'ingestWritesPerSec', peer: { name: 'native driver', field: 'nativeIngestWritesPerSec' }, goal: { kind: 'atLeast', min: 600_000 } },
-      { label: 'ingest ERC-20', unit: 'writes/s', strata: 'erc20IngestWritesPerSec', peer: { name: 'native driver', field: 'nativeErc20IngestWritesPerSec' } },
-      { label: 'load', unit: 'writes/s', strata: 'loadWritesPerSec', peer: { name: 'lmdb', field: 'lmdbLoadWritesPerSec' } },
-      { label: 'prune', unit: 'versions/s', strata: 'pruneVersionsPerSec', peer: { name: 'native driver', field: 'nativePruneVersionsPerSec' } },
-      { label: 'Cosmos SS write amp, split on / off', unit: '×', strata: 'writeAmpRatio', goal: { kind: 'atMost', max: 0.5 }, lowerIsBetter: true },
-      { label: 'EVM get via composite', unit: 'reads/s', strata: 'evmGetViaCompositePerSec', peer: { name: 'EVM SS direct', field: 'evmGetDirectPerSec' }, goal: { kind: 'ratioAtLeast', min: 0.95 } },
-      { label: 'ingest mixed, split on', unit: 'writes/s', strata: 'ingestSplitOnWritesPerSec', peer: { name: 'split off', field: 'ingestSplitOffWritesPerSec' }, goal: { kind: 'atLeast', min: 600_000 } },
-    ],
-    latency: [],
-    scaling: [],
-  },
-  commit: {
-    name: 'commit',
-    title: 'State commitment (bench:commit)',
-    expectedSeconds: { quick: 60, full: 600 },
-    figures: [
-      { label: 'commit one 60,000-transfer block (median)', unit: 'ms', strata: 'commitBlockMs', goal: { kind: 'atMost', max: 400 }, lowerIsBetter: true },
-      { label: 'commit rate', unit: 'transfers/s', strata: 'commitTxPerSec', peer: { name: '@ethereumjs/mpt', field: 'mptCommitTxPerSec' }, goal: { kind: 'ratioAtLeast', min: 10 } },
-      { label: 'snapshot write', unit: 'MB/s', strata: 'snapshotWriteMBPerSec' },
-    ],
-    latency: [],
-    scaling: [],
-  },
-  node: {
-    name: 'node',
-    title: 'Node against Anvil (bench:node)',
-    expectedSeconds: { quick: 300, full: 1200 },
-    figures: [
-      nodeFigure('transfers end to end', 'tx/s', 'transferTps', atLeastAnvil),
-      nodeFigure('transaction submission', 'tx/s', 'submitTps', atLeastAnvil),
-      nodeFigure('eth_getBalance', 'req/s', 'getBalanceRps', atLeastAnvil),
-      nodeFigure('eth_getBalance p99', 'ms', 'getBalanceP99Ms', undefined, true),
-      nodeFigure('eth_call balanceOf, one holder', 'req/s', 'ethCallRps', atLeastAnvil),
-      nodeFigure('eth_call balanceOf, distinct holders', 'req/s', 'ethCallDistinctRps', atLeastAnvil),
-      nodeFigure('eth_call distinct holders p99', 'ms', 'ethCallDistinctP99Ms', { kind: 'atMost', max: 10 }, true),
-      nodeFigure('eth_getLogs, 1,000 blocks', 'req/s', 'getLogsRps', atLeastAnvil),
-      nodeFigure('eth_getBlockReceipts, full blocks', 'req/s', 'blockReceiptsRps', atLeastAnvil),
-    ],
+  store: suite('store', 'State store (bench:store)', { quick: 60, full: 900 }, [
+    peerFigure('get at a version', 'reads/s', 'napiGetPerSec', 'native driver', 'nativeGetPerSec', ratioAtLeast(0.7)),
+    peerFigure('get at a version vs lmdb', 'reads/s', 'napiGetPerSec', 'lmdb', 'lmdbGetPerSec', ratioAtLeast(1)),
+    peerFigure('get at a version vs classic-level', 'reads/s', 'napiGetPerSec', 'classic-level', 'classicLevelGetPerSec', ratioAtLeast(1)),
+    peerFigure('getMany ×256', 'keys/s', 'napiGetManyPerSec', 'native driver', 'nativeGetManyPerSec', ratioAtLeast(0.85)),
+    peerFigure('ingest transfers', 'writes/s', 'ingestWritesPerSec', 'native driver', 'nativeIngestWritesPerSec', { kind: 'atLeast', min: 600_000 }),
+    peerFigure('ingest ERC-20', 'writes/s', 'erc20IngestWritesPerSec', 'native driver', 'nativeErc20IngestWritesPerSec'),
+    peerFigure('load', 'writes/s', 'loadWritesPerSec', 'lmdb', 'lmdbLoadWritesPerSec'),
+    peerFigure('prune', 'versions/s', 'pruneVersionsPerSec', 'native driver', 'nativePruneVersionsPerSec'),
+    { label: 'Cosmos SS write amp, split on / off', unit: '×', strata: 'writeAmpRatio', goal: { kind: 'atMost', max: 0.5 }, lowerIsBetter: true },
+    peerFigure('EVM get via composite', 'reads/s', 'evmGetViaCompositePerSec', 'EVM SS direct', 'evmGetDirectPerSec', ratioAtLeast(0.95)),
+    peerFigure('ingest mixed, split on', 'writes/s', 'ingestSplitOnWritesPerSec', 'split off', 'ingestSplitOffWritesPerSec', { kind: 'atLeast', min: 600_000 }),
+  ]),
+  commit: suite('commit', 'State commitment (bench:commit)', { quick: 60, full: 600 }, [
+    { label: 'commit one 60,000-transfer block (median)', unit: 'ms', strata: 'commitBlockMs', goal: { kind: 'atMost', max: 400 }, lowerIsBetter: true },
+    peerFigure('commit rate', 'transfers/s', 'commitTxPerSec', '@ethereumjs/mpt', 'mptCommitTxPerSec', ratioAtLeast(10)),
+    { label: 'snapshot write', unit: 'MB/s', strata: 'snapshotWriteMBPerSec' },
+  ]),
+  node: suite('node', 'Node against Anvil (bench:node)', { quick: 300, full: 1200 }, [
+    nodeFigure('transfers end to end', 'tx/s', 'transferTps', atLeastAnvil),
+    nodeFigure('transaction submission', 'tx/s', 'submitTps', atLeastAnvil),
+    nodeFigure('eth_getBalance', 'req/s', 'getBalanceRps', atLeastAnvil),
+    nodeFigure('eth_getBalance p99', 'ms', 'getBalanceP99Ms', undefined, true),
+    nodeFigure('eth_call balanceOf, one holder', 'req/s', 'ethCallRps', atLeastAnvil),
+    nodeFigure('eth_call balanceOf, distinct holders', 'req/s', 'ethCallDistinctRps', atLeastAnvil),
+    nodeFigure('eth_call distinct holders p99', 'ms', 'ethCallDistinctP99Ms', { kind: 'atMost', max: 10 }, true),
+    nodeFigure('eth_getLogs, 1,000 blocks', 'req/s', 'getLogsRps', atLeastAnvil),
+    nodeFigure('eth_getBlockReceipts, full blocks', 'req/s', 'blockReceiptsRps', atLeastAnvil),
+  ], {
     latency: [
       { label: 'eth_getBalance', series: [{ side: 'Strata', p99: 'nodeGetBalanceP99Ms' }, { side: ANVIL, p99: 'anvilGetBalanceP99Ms' }] },
       { label: 'eth_call one holder', series: [{ side: 'Strata', p99: 'nodeEthCallP99Ms' }, { side: ANVIL, p99: 'anvilEthCallP99Ms' }] },
@@ -161,66 +165,45 @@ export const SUITES: Record<SuiteName, SuiteSpec> = {
       { label: 'callTracer', unit: 'tx/s', field: 'nodeCallTracerTxPerSecByWorkers' },
       { label: 'callTracer, per worker', unit: 'tx/s', field: 'nodeCallTracerTxPerSecPerWorkerByWorkers' },
     ],
-  },
-  trace: {
-    name: 'trace',
-    title: 'debug_traceTransaction against Anvil (bench:trace)',
-    expectedSeconds: { quick: 240, full: 600 },
-    figures: [
-      traceFigure('callTracer', 'callTracer', 'plain'),
-      { label: 'callTracer, Anvil --steps-tracing (sample)', unit: 'tx/s', strata: 'callTracerTxPerSec', peer: { name: `${ANVIL} (--steps-tracing)`, field: 'anvilStepsCallTracerTxPerSec' } },
-      traceFigure('struct logger', 'structLog', '--steps-tracing'),
-      traceFigure('JS opcode counter', 'jsTracer', 'plain'),
-      { label: 'JS opcode counter, Anvil --steps-tracing (sample)', unit: 'tx/s', strata: 'jsTracerTxPerSec', peer: { name: `${ANVIL} (--steps-tracing)`, field: 'anvilStepsJsTracerTxPerSec' } },
-    ],
+  }),
+  trace: suite('trace', 'debug_traceTransaction against Anvil (bench:trace)', { quick: 240, full: 600 }, [
+    traceFigure('callTracer', 'callTracer', 'plain'),
+    peerFigure('callTracer, Anvil --steps-tracing (sample)', 'tx/s', 'callTracerTxPerSec', `${ANVIL} (--steps-tracing)`, 'anvilStepsCallTracerTxPerSec'),
+    traceFigure('struct logger', 'structLog', '--steps-tracing'),
+    traceFigure('JS opcode counter', 'jsTracer', 'plain'),
+    peerFigure('JS opcode counter, Anvil --steps-tracing (sample)', 'tx/s', 'jsTracerTxPerSec', `${ANVIL} (--steps-tracing)`, 'anvilStepsJsTracerTxPerSec'),
+  ], {
     latency: [
       { label: 'callTracer', series: [{ side: 'Strata', p50: 'results.node.callTracer.p50Ms', p99: 'results.node.callTracer.p99Ms' }, { side: ANVIL, p50: 'results.anvil.callTracer.p50Ms', p99: 'results.anvil.callTracer.p99Ms' }] },
       { label: 'struct logger', series: [{ side: 'Strata', p50: 'results.node.structLog.p50Ms', p99: 'results.node.structLog.p99Ms' }, { side: ANVIL, p50: 'results.anvilSteps.structLog.p50Ms', p99: 'results.anvilSteps.structLog.p99Ms' }] },
       { label: 'JS opcode counter', series: [{ side: 'Strata', p50: 'results.node.jsTracer.p50Ms', p99: 'results.node.jsTracer.p99Ms' }, { side: ANVIL, p50: 'results.anvil.jsTracer.p50Ms', p99: 'results.anvil.jsTracer.p99Ms' }] },
     ],
     scaling: [{ label: 'callTracer', unit: 'tx/s', field: 'callTracerByWorkers' }],
-  },
-  pipeline: {
-    name: 'pipeline',
-    title: 'Signed transfers through the whole node (bench:pipeline)',
-    expectedSeconds: { quick: 180, full: 600 },
-    figures: [
-      { label: 'sustained transfers, submission to SS-applied', unit: 'tx/s', strata: 'pipelineTxPerSec', peer: { name: 'sender-recovery ceiling', field: 'ecrecoverCeilingTxPerSec' }, goal: { kind: 'ratioAtLeast', min: 0.5 } },
-      { label: 'submission accepted', unit: 'tx/s', strata: 'submitTxPerSec' },
-      { label: 'block stages alone, one thread', unit: 'tx/s', strata: 'serialStagesTxPerSec' },
-      { label: 'sender recovery, one thread', unit: 'tx/s', strata: 'ecrecoverOneThreadTxPerSec' },
-      ...PIPELINE_STAGES.map(([stage, label]): FigureSpec => ({ label: `${label} per block`, unit: 'ms', strata: `pipelineStageMs.${stage}.meanMs`, lowerIsBetter: true })),
-    ],
+  }),
+  pipeline: suite('pipeline', 'Signed transfers through the whole node (bench:pipeline)', { quick: 180, full: 600 }, [
+    peerFigure('sustained transfers, submission to SS-applied', 'tx/s', 'pipelineTxPerSec', 'sender-recovery ceiling', 'ecrecoverCeilingTxPerSec', ratioAtLeast(0.5)),
+    { label: 'submission accepted', unit: 'tx/s', strata: 'submitTxPerSec' },
+    { label: 'block stages alone, one thread', unit: 'tx/s', strata: 'serialStagesTxPerSec' },
+    { label: 'sender recovery, one thread', unit: 'tx/s', strata: 'ecrecoverOneThreadTxPerSec' },
+    ...PIPELINE_STAGES.map(([stage, label]): FigureSpec => ({ label: `${label} per block`, unit: 'ms', strata: `pipelineStageMs.${stage}.meanMs`, lowerIsBetter: true })),
+  ], {
     latency: PIPELINE_STAGES.slice(0, 5).map(([stage, label]): LatencySpec => ({
       label,
       series: [{ side: 'Strata', p50: `pipelineStageMs.${stage}.p50Ms`, p99: `pipelineStageMs.${stage}.p99Ms` }],
     })),
-    scaling: [],
-  },
-  sync: {
-    name: 'sync',
-    title: 'Block sync (bench:sync)',
-    expectedSeconds: { quick: 180, full: 600 },
-    figures: [
-      { label: 'follower catch-up', unit: 'tx/s', strata: 'followerCatchUpTxPerSec', peer: { name: 'validator produce', field: 'validatorProduceTxPerSec' }, goal: { kind: 'ratioAtLeast', min: 3 } },
-      { label: 'follower catch-up', unit: 'blocks/s', strata: 'followerCatchUpBlocksPerSec' },
-      { label: 'follower lag p99 under 1,000 tx/s', unit: 'ms', strata: 'followerLagMsP99', goal: { kind: 'atMost', max: { field: 'blockIntervalMs', label: 'one block interval' } }, lowerIsBetter: true },
-    ],
+  }),
+  sync: suite('sync', 'Block sync (bench:sync)', { quick: 180, full: 600 }, [
+    peerFigure('follower catch-up', 'tx/s', 'followerCatchUpTxPerSec', 'validator produce', 'validatorProduceTxPerSec', ratioAtLeast(3)),
+    { label: 'follower catch-up', unit: 'blocks/s', strata: 'followerCatchUpBlocksPerSec' },
+    { label: 'follower lag p99 under 1,000 tx/s', unit: 'ms', strata: 'followerLagMsP99', goal: { kind: 'atMost', max: { field: 'blockIntervalMs', label: 'one block interval' } }, lowerIsBetter: true },
+  ], {
     latency: [{ label: 'follower lag', series: [{ side: 'Strata', p50: 'lagMedianMs', p99: 'followerLagMsP99', max: 'lagMaxMs' }] }],
-    scaling: [],
-  },
-  statesync: {
-    name: 'statesync',
-    title: 'Snapshots and state sync (bench:statesync)',
-    expectedSeconds: { quick: 40, full: 900 },
-    figures: [
-      { label: 'state-sync import, split off', unit: 'MB/s', strata: 'stateSyncImportMBps', peer: { name: 'disk sequential write', field: 'diskSeqWriteMBps' }, goal: { kind: 'ratioAtLeast', min: 0.5 } },
-      { label: 'state-sync import, split on', unit: 'MB/s', strata: 'stateSyncImportMBpsSplit', peer: { name: 'disk sequential write', field: 'diskSeqWriteMBps' }, goal: { kind: 'ratioAtLeast', min: 0.5 } },
-      { label: 'snapshot write', unit: 'MB/s', strata: 'snapshotWriteMBps', peer: { name: 'disk sequential write', field: 'diskSeqWriteMBps' } },
-      { label: 'empty home to serving, split off', unit: 's', strata: 'stateSyncSeconds', lowerIsBetter: true },
-      { label: 'empty home to serving, split on', unit: 's', strata: 'stateSyncSecondsSplit', lowerIsBetter: true },
-    ],
-    latency: [],
-    scaling: [],
-  },
+  }),
+  statesync: suite('statesync', 'Snapshots and state sync (bench:statesync)', { quick: 40, full: 900 }, [
+    peerFigure('state-sync import, split off', 'MB/s', 'stateSyncImportMBps', 'disk sequential write', 'diskSeqWriteMBps', ratioAtLeast(0.5)),
+    peerFigure('state-sync import, split on', 'MB/s', 'stateSyncImportMBpsSplit', 'disk sequential write', 'diskSeqWriteMBps', ratioAtLeast(0.5)),
+    peerFigure('snapshot write', 'MB/s', 'snapshotWriteMBps', 'disk sequential write', 'diskSeqWriteMBps'),
+    { label: 'empty home to serving, split off', unit: 's', strata: 'stateSyncSeconds', lowerIsBetter: true },
+    { label: 'empty home to serving, split on', unit: 's', strata: 'stateSyncSecondsSplit', lowerIsBetter: true },
+  ]),
 };

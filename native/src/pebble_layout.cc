@@ -39,6 +39,42 @@ constexpr int kNextsBeforeSeek = 4;
 // Deletes per prune batch.
 constexpr size_t kPruneBatch = 10000;
 
+// A full scan of the store key space that bypasses the block cache, for Prune and RollbackTo.
+// The bound strings live here because the ReadOptions (and so the iterator) point at them.
+class StoreKeySpaceScan {
+ public:
+  explicit StoreKeySpaceScan(rocksdb::DB* db)
+      : lower_(encoding::kStoreKeySpace),
+        upper_(encoding::PrefixEnd(encoding::kStoreKeySpace)),
+        lower_slice_(lower_),
+        upper_slice_(upper_) {
+    rocksdb::ReadOptions ro;
+    ro.total_order_seek = true;
+    ro.fill_cache = false;
+    ro.iterate_lower_bound = &lower_slice_;
+    ro.iterate_upper_bound = &upper_slice_;
+    it_.reset(db->NewIterator(ro));
+  }
+  StoreKeySpaceScan(const StoreKeySpaceScan&) = delete;
+  StoreKeySpaceScan& operator=(const StoreKeySpaceScan&) = delete;
+
+  rocksdb::Iterator* operator->() const { return it_.get(); }
+  const rocksdb::Slice& lower() const { return lower_slice_; }
+  const rocksdb::Slice& upper() const { return upper_slice_; }
+
+  // Throws if the scan ended on an error rather than at the upper bound, then drops the
+  // iterator so the files it pins can go before a compaction; the bounds stay usable.
+  void Finish(const char* action) {
+    ThrowIfError(it_->status(), action);
+    it_.reset();
+  }
+
+ private:
+  std::string lower_, upper_;
+  rocksdb::Slice lower_slice_, upper_slice_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+};
+
 class PebbleIterator final : public MvccIterator {
  public:
   PebbleIterator(rocksdb::DB* db, std::string prefix, uint64_t version, std::optional<std::string_view> start,
@@ -300,19 +336,12 @@ class PebbleLayout final : public LayoutEngine {
 
   PruneResult Prune(uint64_t version) override {
     PruneResult result;
-    std::string lower(encoding::kStoreKeySpace), upper = encoding::PrefixEnd(encoding::kStoreKeySpace);
-    rocksdb::Slice lower_slice(lower), upper_slice(upper);
-    rocksdb::ReadOptions ro;
-    ro.total_order_seek = true;
-    ro.fill_cache = false;
-    ro.iterate_lower_bound = &lower_slice;
-    ro.iterate_upper_bound = &upper_slice;
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro));
+    StoreKeySpaceScan scan(db_.get());
     rocksdb::WriteBatch batch;
     std::string current, first_deleted, last_deleted;
     bool kept = false;  // whether the newest version <= `version` of `current` was seen
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      MvccKey k = SplitMvccKey(View(it->key()));
+    for (scan->SeekToFirst(); scan->Valid(); scan->Next()) {
+      MvccKey k = SplitMvccKey(View(scan->key()));
       if (k.timestamp.empty()) continue;
       if (k.user_key != current) {
         current.assign(k.user_key);
@@ -323,18 +352,18 @@ class PebbleLayout final : public LayoutEngine {
         kept = true;
         std::string_view raw;
         // A live newest version stays; a tombstone hides everything older, so it goes too.
-        if (encoding::UnwrapValue(View(it->value()), &raw)) continue;
+        if (encoding::UnwrapValue(View(scan->value()), &raw)) continue;
       }
-      ThrowIfError(batch.Delete(it->key()), "batch delete");
-      if (first_deleted.empty()) first_deleted.assign(it->key().data(), it->key().size());
-      last_deleted.assign(it->key().data(), it->key().size());
+      ThrowIfError(batch.Delete(scan->key()), "batch delete");
+      if (first_deleted.empty()) first_deleted.assign(scan->key().data(), scan->key().size());
+      last_deleted.assign(scan->key().data(), scan->key().size());
       ++result.versions_deleted;
       if (batch.Count() >= kPruneBatch) {
         ThrowIfError(db_->Write(rocksdb::WriteOptions(), &batch), "prune write");
         batch.Clear();
       }
     }
-    ThrowIfError(it->status(), "prune scan");
+    scan.Finish("prune scan");
     if (batch.Count() > 0) ThrowIfError(db_->Write(rocksdb::WriteOptions(), &batch), "prune write");
     if (result.versions_deleted > 0) {
       rocksdb::Slice begin(first_deleted), end(last_deleted);
@@ -345,30 +374,22 @@ class PebbleLayout final : public LayoutEngine {
 
   void RollbackTo(uint64_t version) override {
     ReleaseCaches();
-    std::string lower(encoding::kStoreKeySpace), upper = encoding::PrefixEnd(encoding::kStoreKeySpace);
-    rocksdb::Slice lower_slice(lower), upper_slice(upper);
-    rocksdb::ReadOptions ro;
-    ro.total_order_seek = true;
-    ro.fill_cache = false;
-    ro.iterate_lower_bound = &lower_slice;
-    ro.iterate_upper_bound = &upper_slice;
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro));
+    StoreKeySpaceScan scan(db_.get());
     rocksdb::WriteBatch batch;
     bool deleted = false;
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      MvccKey k = SplitMvccKey(View(it->key()));
+    for (scan->SeekToFirst(); scan->Valid(); scan->Next()) {
+      MvccKey k = SplitMvccKey(View(scan->key()));
       if (k.timestamp.empty() || k.version() <= version) continue;
-      ThrowIfError(batch.Delete(it->key()), "batch delete");
+      ThrowIfError(batch.Delete(scan->key()), "batch delete");
       deleted = true;
       if (batch.Count() >= kPruneBatch) {
         ThrowIfError(db_->Write(rocksdb::WriteOptions(), &batch), "rollback write");
         batch.Clear();
       }
     }
-    ThrowIfError(it->status(), "rollback scan");
-    it.reset();
+    scan.Finish("rollback scan");
     if (batch.Count() > 0) ThrowIfError(db_->Write(rocksdb::WriteOptions(), &batch), "rollback write");
-    if (deleted) ThrowIfError(db_->CompactRange(rocksdb::CompactRangeOptions(), &lower_slice, &upper_slice), "compact rolled-back range");
+    if (deleted) ThrowIfError(db_->CompactRange(rocksdb::CompactRangeOptions(), &scan.lower(), &scan.upper()), "compact rolled-back range");
   }
 
   void Import(uint64_t version, const std::vector<ImportItem>& items, uint64_t latest) override {

@@ -7,63 +7,17 @@
  * EVM SS when the split is on. A restore killed with SIGKILL mid-import leaves a home the node
  * refuses to serve; running the restore again starts over and succeeds.
  */
-import t, { type Test } from 'tap';
-import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import t from 'tap';
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createPublicClient, createWalletClient, encodeFunctionData, http, parseEther, type Abi, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { devAccounts } from '../../src/chain/genesis-file.js';
-import { Duration, loadConfig, renderAppToml } from '../../src/config/index.js';
-import { listSnapshots, restoreMarkerPath, snapshotsDir, type Backend } from '../../src/store/index.js';
-import { ROOT, initHome, startNode, stratad, type TestHome } from './fixtures/node-process.js';
-import { chainOf, rawRpc } from './fixtures/rpc-client.js';
+import { listSnapshots, restoreMarkerPath, snapshotsDir } from '../../src/store/index.js';
+import { ROOT, initHome, startNode, stratad } from './fixtures/node-process.js';
+import { TRANSFERRED, buildState, configureApp, dumpStores, readings, rpc, sameChainHome } from './fixtures/snapshot-validator.js';
 
-const token = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'token.json'), 'utf8')) as { abi: Abi; bytecode: Hex };
 const INTERVAL = 4;
-
-async function configure(home: TestHome, change: { backend?: Backend; split?: boolean; interval?: number }): Promise<void> {
-  const config = await loadConfig(home.home);
-  const app = {
-    ...config.app,
-    stateStore: { ...config.app.stateStore, backend: change.backend ?? config.app.stateStore.backend, evmSsSplit: change.split ?? config.app.stateStore.evmSsSplit },
-    stateSync: { ...config.app.stateSync, snapshotInterval: change.interval ?? config.app.stateSync.snapshotInterval },
-    // A fresh node's first calls wait for its execution workers to load; on a shared test
-    // machine that can pass the 5 s default, and latency is not what these tests measure.
-    evm: { ...config.app.evm, rpcEvmTimeout: Duration.parse('60s') },
-  };
-  writeFileSync(join(home.home, 'config', 'app.toml'), renderAppToml(app));
-}
-
-async function rpc(home: TestHome, method: string, params: unknown[]): Promise<unknown> {
-  const { json } = await rawRpc(home.http, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
-  const answer = json as { result?: unknown; error?: { message: string } };
-  if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
-  return answer.result;
-}
-
-interface Probe {
-  recipient: Hex;
-  funder: Hex;
-  token: Hex;
-}
-
-/** What the tests compare between the validator and a restored node at `height`. */
-async function readings(home: TestHome, probe: Probe, height: number): Promise<unknown[]> {
-  const tag = `0x${height.toString(16)}`;
-  const balanceOf = encodeFunctionData({ abi: token.abi, functionName: 'balanceOf', args: [probe.recipient] });
-  return Promise.all([
-    rpc(home, 'eth_getBalance', [probe.recipient, tag]),
-    rpc(home, 'eth_getBalance', [probe.funder, tag]),
-    rpc(home, 'eth_getTransactionCount', [probe.funder, tag]),
-    rpc(home, 'eth_getCode', [probe.token, tag]),
-    rpc(home, 'eth_getStorageAt', [probe.token, '0x2', tag]),
-    rpc(home, 'eth_getStorageAt', [probe.token, '0x0', tag]),
-    rpc(home, 'eth_call', [{ to: probe.token, data: balanceOf }, tag]),
-  ]);
-}
 
 async function waitFor<T>(what: string, check: () => T | undefined, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -75,51 +29,18 @@ async function waitFor<T>(what: string, check: () => T | undefined, timeoutMs = 
   }
 }
 
-/** A fresh home of the validator's chain (its genesis), configured as given. */
-async function followerHome(t: Test, validator: TestHome, backend: Backend, split: boolean): Promise<TestHome> {
-  const home = await initHome(t);
-  cpSync(join(validator.home, 'config', 'genesis.json'), join(home.home, 'config', 'genesis.json'));
-  await configure(home, { backend, split });
-  return home;
-}
-
-function dumpStores(dir: string, backend: Backend): string[] {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'cli', 'stratadb.ts'), 'dump-db', '-d', dir, '--backend', backend], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: 60_000,
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  if (r.status !== 0) throw new Error(`stratadb dump-db failed: ${r.stderr}`);
-  return [...new Set(r.stdout.split('\n').filter(Boolean).map((line) => line.split(' ')[0]!))].sort();
-}
-
 t.test('nodes restored from a validator\'s snapshot serve its state at the snapshot height', async (t) => {
   const validator = await initHome(t, 250);
-  await configure(validator, { interval: INTERVAL });
+  await configureApp(validator, { snapshotInterval: INTERVAL });
   const node = await startNode(t, validator);
-  const chain = chainOf(validator.http, validator.ws);
-  const client = createPublicClient({ chain, transport: http(), pollingInterval: 100 });
-  const account = privateKeyToAccount(devAccounts(1)[0]!.privateKey as Hex);
-  const wallet = createWalletClient({ account, chain, transport: http() });
-  const recipient = '0x00000000000000000000000000000000000c0c01' as const;
-  await client.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: recipient, value: parseEther('3') }), pollingInterval: 100 });
-  const deployed = await client.waitForTransactionReceipt({
-    hash: await wallet.deployContract({ abi: token.abi, bytecode: token.bytecode, args: ['Strata Token', 'STR', 1_000_000n] }),
-    pollingInterval: 100,
-  });
-  const transfer = await client.waitForTransactionReceipt({
-    hash: await wallet.writeContract({ address: deployed.contractAddress!, abi: token.abi, functionName: 'transfer', args: [recipient, 250n] }),
-    pollingInterval: 100,
-  });
-  const probe: Probe = { recipient, funder: account.address, token: deployed.contractAddress! };
+  const probe = await buildState(validator);
   const root = snapshotsDir(join(validator.home, 'data'));
 
   // Deleted while the node runs: the next interval writes into a new directory.
   await waitFor('a first snapshot', () => (listSnapshots(root).length > 0 ? true : undefined));
   rmSync(root, { recursive: true, force: true });
   const snapshot = await waitFor('a snapshot above the token transfer', () =>
-    listSnapshots(root).find((s) => s.manifest.height > Number(transfer.blockNumber)),
+    listSnapshots(root).find((s) => s.manifest.height > probe.lastTxHeight),
   );
   const height = snapshot.manifest.height;
   t.equal(height % INTERVAL, 0, 'snapshots are taken every snapshot-interval blocks');
@@ -129,7 +50,7 @@ t.test('nodes restored from a validator\'s snapshot serve its state at the snaps
   t.teardown(() => rmSync(copy, { recursive: true, force: true }));
   cpSync(snapshot.dir, copy, { recursive: true });
   const expected = await readings(validator, probe, height);
-  t.equal(expected[0], `0x${parseEther('3').toString(16)}`, 'the recipient holds the transfer');
+  t.equal(expected[0], `0x${TRANSFERRED.toString(16)}`, 'the recipient holds the transfer');
   t.not(expected[3], '0x', 'the token has code');
   await waitFor('older snapshots pruned', () => (listSnapshots(root).length === 2 && listSnapshots(root)[0]!.manifest.height > height + INTERVAL ? true : undefined));
   t.equal(listSnapshots(root).length, 2, 'snapshot-keep-recent = 2 are kept');
@@ -138,7 +59,7 @@ t.test('nodes restored from a validator\'s snapshot serve its state at the snaps
   for (const backend of ['pebbledb', 'rocksdb'] as const) {
     for (const split of [false, true]) {
       t.test(`${backend}, split ${split ? 'on' : 'off'}`, async (t) => {
-        const home = await followerHome(t, validator, backend, split);
+        const home = await sameChainHome(t, validator, { backend, split });
         const restored = stratad(['snapshots', 'restore', '--home', home.home, '--from', copy]);
         t.equal(restored.status, 0, restored.stderr);
         t.match(restored.stdout, new RegExp(`restored height=${height} app_hash=${snapshot.manifest.appHash.toUpperCase()}`));
@@ -163,7 +84,7 @@ t.test('nodes restored from a validator\'s snapshot serve its state at the snaps
   }
 
   t.test('a restore killed mid-import is refused by the node and starts over when run again', async (t) => {
-    const home = await followerHome(t, validator, 'pebbledb', true);
+    const home = await sameChainHome(t, validator, { backend: 'pebbledb', split: true });
     const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'cli', 'stratad.ts'), 'snapshots', 'restore', '--home', home.home, '--from', copy], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],

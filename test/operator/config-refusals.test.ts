@@ -3,32 +3,15 @@
  * `ss-enable = false` (it needs both), and the pre-`evm-ss-split` keys wherever app.toml holds
  * them, refused with the mapping onto `evm-ss-split`. A refused start changes nothing on disk.
  */
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { initHome, startNode, stratad } from '../node/fixtures/node-process.js';
-import { blockNumber } from './fixtures.js';
-
-/** Every file under `dir` with size and modification time. */
-function snapshotOf(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d).sort()) {
-      const path = join(d, name);
-      const st = statSync(path);
-      if (st.isDirectory()) walk(path);
-      else out.push(`${path} ${st.size} ${st.mtimeMs}`);
-    }
-  };
-  walk(dir);
-  return out;
-}
+import { filesOf, runTo } from '../node/fixtures/stopped-home.js';
 
 t.test('unsupported app.toml settings refuse the start and change nothing', async (t) => {
   const home = await initHome(t, 150);
-  const node = await startNode(t, home);
-  while ((await blockNumber(home)) < 2) await new Promise((r) => setTimeout(r, 100));
-  t.equal(await node.stop(), 0);
+  await runTo(t, home, 2);
   const appToml = join(home.home, 'config', 'app.toml');
   const original = readFileSync(appToml, 'utf8');
   const cases: Array<{ what: string; edit: (text: string) => string; says: RegExp[] }> = [
@@ -57,11 +40,11 @@ t.test('unsupported app.toml settings refuse the start and change nothing', asyn
     const edited = c.edit(original);
     t.not(edited, original, `${c.what}: the file was edited`);
     writeFileSync(appToml, edited);
-    const before = snapshotOf(join(home.home, 'data'));
+    const before = filesOf(join(home.home, 'data'));
     const start = stratad(['start', '--home', home.home]);
     t.equal(start.status, 1, `${c.what}: refused`);
     for (const pattern of c.says) t.match(start.stderr, pattern, `${c.what}: ${pattern}`);
-    t.same(snapshotOf(join(home.home, 'data')), before, `${c.what}: nothing under data/ changed`);
+    t.same(filesOf(join(home.home, 'data')), before, `${c.what}: nothing under data/ changed`);
   }
   writeFileSync(appToml, original);
   const again = await startNode(t, home);

@@ -4,7 +4,7 @@
  * the table gives. The app-hash mismatch line names expected and actual hash, block id and
  * height. A refused start changes nothing on disk.
  */
-import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { createPublicClient, createWalletClient, http, parseEther, type Hex } from 'viem';
@@ -13,36 +13,14 @@ import { devAccounts } from '../../src/chain/genesis-file.js';
 import { freePort } from '../../bench/node/node-process.js';
 import { initHome, startNode, stratad, type TestHome } from '../node/fixtures/node-process.js';
 import { chainOf, rpcResult } from '../node/fixtures/rpc-client.js';
+import { filesOf, runTo } from '../node/fixtures/stopped-home.js';
 import { followerHome, validatorHome, waitUntil } from '../sync/fixtures/network.js';
-import { blockNumber } from './fixtures.js';
-
-/** Every file under `dir` with its size and modification time: what a refused start must not change. */
-function snapshotOf(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d).sort()) {
-      const path = join(d, name);
-      const st = statSync(path);
-      if (st.isDirectory()) walk(path);
-      else out.push(`${path} ${st.size} ${st.mtimeMs}`);
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 /** The output line holding `message`; fails the test when there is none. */
 function lineWith(t: Test, output: string, message: string): string {
   const line = output.split('\n').find((l) => l.includes(message));
   t.ok(line, `"${message}" is produced`);
   return line ?? '';
-}
-
-/** Runs a home until it has produced `height` blocks, then stops it. */
-async function runTo(t: Test, home: TestHome, height: number): Promise<void> {
-  const node = await startNode(t, home);
-  while ((await blockNumber(home)) < height) await new Promise((r) => setTimeout(r, 100));
-  t.equal(await node.stop(), 0);
 }
 
 /** Flips the last payload byte of the memiavl changelog entry of `version`. */
@@ -79,12 +57,12 @@ t.test(`${TABLE.keyFile.message}: a validator home without its key file stops, n
   const keyFile = join(home.home, 'config', 'priv_validator_key.json');
   const key = readFileSync(keyFile);
   rmSync(keyFile);
-  const before = snapshotOf(home.home);
+  const before = filesOf(home.home);
   const start = stratad(['start', '--home', home.home]);
   t.equal(start.status, 1, 'the start is refused');
   const line = lineWith(t, start.stderr, `${TABLE.keyFile.message}: ${keyFile}`);
   t.match(line, TABLE.keyFile.remedy);
-  t.same(snapshotOf(home.home), before, 'nothing on disk changed');
+  t.same(filesOf(home.home), before, 'nothing on disk changed');
   writeFileSync(keyFile, key, { mode: 0o600 });
   await runTo(t, home, 4);
   t.pass('with the key restored the validator signs again');

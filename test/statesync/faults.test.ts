@@ -13,16 +13,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { restoreMarkerPath, snapshotsDir } from '../../src/store/index.js';
 import { followerHome, heightOf, waitUntil } from '../sync/fixtures/network.js';
-import {
-  blockHashAt,
-  buildState,
-  readings,
-  snapshottingValidator,
-  spawnNode,
-  startSyncing,
-  stateSyncHome,
-  stratadSync,
-} from './fixtures/statesync-network.js';
+import { buildState, readings } from '../node/fixtures/snapshot-validator.js';
+import { blockHashAt, snapshottingValidator, spawnNode, startSyncing, stateSyncHome, stratadSync } from './fixtures/statesync-network.js';
 
 t.test('state sync survives a corrupting peer and kill -9', async (t) => {
   const validator = await snapshottingValidator(t, {});

@@ -15,18 +15,8 @@ import { parseEther } from 'viem';
 import { freePort } from '../../bench/node/node-process.js';
 import { listSnapshots, snapshotsDir } from '../../src/store/index.js';
 import { consensus, heightOf, waitUntil } from '../sync/fixtures/network.js';
-import {
-  blockHashAt,
-  buildState,
-  dumpStores,
-  readings,
-  rpc,
-  sendTransfer,
-  snapshottingValidator,
-  spawnNode,
-  startSyncing,
-  stateSyncHome,
-} from './fixtures/statesync-network.js';
+import { buildState, dumpStores, readings, rpc } from '../node/fixtures/snapshot-validator.js';
+import { blockHashAt, sendTransfer, snapshottingValidator, spawnNode, startSyncing, stateSyncHome } from './fixtures/statesync-network.js';
 
 const INTERVAL = 8;
 
