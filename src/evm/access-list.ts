@@ -13,6 +13,7 @@ import { runTx, type RunTxResult } from '@ethereumjs/vm';
 import { evmBlock } from './block-context.js';
 import { CallFailedError, applyOverrides, callGas, hasFees, messageTx, refusalMessage, type CallEnvironment, type CallRequest, type StateOverrides } from './call.js';
 import { keccak256 } from './crypto.js';
+import { checksumAddress } from '../util/keccak.js';
 import { gethMessageError } from './errors.js';
 
 /** One account of an access list and the slots read or written in it. */
@@ -116,7 +117,7 @@ async function traceRound(env: CallEnvironment, request: CallRequest, overrides:
     const have = state.getAccountSync(from)?.balance ?? 0n;
     const want = gas * (request.maxFeePerGas ?? request.gasPrice ?? 0n) + (request.value ?? 0n);
     if (have < want) {
-      throw new CallFailedError(`failed to apply transaction: ${messageHash(env, request, nonce, gas)} err: insufficient funds for gas * price + value: address ${from.toString()} have ${have} want ${want}`);
+      throw new CallFailedError(`failed to apply transaction: ${messageHash(env, request, nonce, gas)} err: insufficient funds for gas * price + value: address ${checksumAddress(from.bytes)} have ${have} want ${want}`);
     }
     vm.evm.events!.on('step', tracer.onStep);
     try {

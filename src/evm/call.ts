@@ -15,6 +15,7 @@ import { gethMessageError } from './errors.js';
 import { revertReason } from './revert-reason.js';
 import { OverlayStateManager, type StateView } from './state-manager.js';
 import type { VmPool } from './vm-pool.js';
+import { checksumAddress } from '../util/keccak.js';
 
 /** The call object of eth_call / eth_estimateGas. */
 export interface CallRequest {
@@ -184,9 +185,9 @@ export function refusalMessage(error: unknown, from: Address, request: CallReque
   const intrinsic = /INTRINSIC_GAS_TOO_LOW: tx gas limit (\d+) is lower than the minimum gas limit of (\d+)/.exec(text);
   if (intrinsic) return `intrinsic gas too low: have ${intrinsic[1]}, want ${intrinsic[2]}`;
   const funds = /sender doesn't have enough funds to send tx\. The upfront cost is: (\d+) and the sender's account \(0x[0-9a-fA-F]+\) only has: (\d+)/.exec(text);
-  if (funds) return `insufficient funds for gas * price + value: address ${from.toString()} have ${funds[2]} want ${funds[1]}`;
+  if (funds) return `insufficient funds for gas * price + value: address ${checksumAddress(from.bytes)} have ${funds[2]} want ${funds[1]}`;
   if (/is less than the block's baseFeePerGas/.test(text)) {
-    return `max fee per gas less than block base fee: address ${from.toString()}, maxFeePerGas: ${request.maxFeePerGas ?? request.gasPrice ?? 0n}`;
+    return `max fee per gas less than block base fee: address ${checksumAddress(from.bytes)}, maxFeePerGas: ${request.maxFeePerGas ?? request.gasPrice ?? 0n}`;
   }
   return text.replace(/ \(tx type=.*$/s, '');
 }

@@ -221,6 +221,22 @@ t.test('stratad answers the wallet and indexer methods as geth does, compared wi
   }
   t.ok(seen, 'a pending transaction was seen in txpool_content');
   t.same(await result(home.http, 'txpool_contentFrom', [`0x${'00'.repeat(20)}`]), { pending: {}, queued: {} });
+  // Once the pool is empty (nothing else submits), ethers, web3.js and viem read the txpool methods as the raw RPC gives them.
+  let status: Json = {};
+  for (let i = 0; i < 100; i++) {
+    status = await result<Json>(home.http, 'txpool_status');
+    if (status['pending'] === '0x0') break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  t.same(status, { pending: '0x0', queued: '0x0' }, 'the pool emptied into blocks');
+  const provider = new JsonRpcProvider(`http://127.0.0.1:${home.http}`, CHAIN_ID, { staticNetwork: true, cacheTimeout: -1 });
+  for (const [method, params] of [['txpool_status', []], ['txpool_content', []], ['txpool_contentFrom', [wallet.address]]] as const) {
+    const raw = await result(home.http, method, [...params]);
+    t.same(await provider.send(method, [...params]), raw, `ethers: ${method}`);
+    t.same(await web3.requestManager.send({ method, params: [...params] }), raw, `web3.js: ${method}`);
+    t.same(await viem.request({ method, params: [...params] } as never), raw, `viem: ${method}`);
+  }
+  provider.destroy();
 
   // Parameter errors as geth gives them.
   const errors: [string, unknown[], number, string][] = [

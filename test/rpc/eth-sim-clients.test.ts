@@ -8,7 +8,7 @@
  * this node) refuse the message for insufficient funds at the default fee cap.
  */
 import t from 'tap';
-import { JsonRpcProvider, Wallet } from 'ethers';
+import { JsonRpcProvider, Wallet, getAddress } from 'ethers';
 import { createPublicClient, http } from 'viem';
 import { Web3 } from 'web3';
 import { launchAnvil } from '../../bench/node/anvil-process.js';
@@ -107,8 +107,8 @@ t.test('eth_simulateV1 and eth_createAccessList through ethers v6 and web3.js 4'
     t.equal(refused.error?.code, -32000, 'a sender without funds for the default fee is refused');
     t.match(
       refused.error?.message,
-      new RegExp(`^failed to apply transaction: 0x[0-9a-f]{64} err: insufficient funds for gas \\* price \\+ value: address ${poor} have 0 want ${want}$`, 'i'),
-      'with geth\'s error: the gas times the default fee cap (tip + 2 × the block\'s base fee)',
+      new RegExp(`^failed to apply transaction: 0x[0-9a-f]{64} err: insufficient funds for gas \\* price \\+ value: address ${getAddress(poor)} have 0 want ${want}$`),
+      'with geth\'s error: the checksummed sender, the gas times the default fee cap (tip + 2 × the block\'s base fee)',
     );
     // Anvil's eth_createAccessList takes no state overrides: it is asked without them.
     const onAnvil = await result<Json>(anvil.port, 'eth_createAccessList', [request, 'latest']);

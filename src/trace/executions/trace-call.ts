@@ -15,6 +15,7 @@ import { TracingFailedError } from '../errors.js';
 import { BlockReplay } from '../replay/block-replay.js';
 import { traceTransaction } from '../trace-tx.js';
 import type { JsonValue, Tracer } from '../types.js';
+import { checksumAddress } from '../../util/keccak.js';
 
 /** Where a traced call runs. */
 export interface TraceCallEnvironment {
@@ -62,7 +63,7 @@ function callBlock(common: Common, ctx: BlockContext, overrides: BlockOverrides,
 function gethRefusal(error: TracingFailedError, from: Address): Error {
   const funds = /The upfront cost is: (\d+) and the sender's account \(0x[0-9a-fA-F]+\) only has: (\d+)/.exec(error.message);
   if (!funds) return new TracingFailedError(error.message.replace(/^tracing failed: /, '').replace(/ \(tx type=.*$/s, ''));
-  return new TracingFailedError(`insufficient funds for gas * price + value: address ${from.toString()} have ${funds[2]} want ${funds[1]}`);
+  return new TracingFailedError(`insufficient funds for gas * price + value: address ${checksumAddress(from.bytes)} have ${funds[2]} want ${funds[1]}`);
 }
 
 /** Runs `request` traced by `tracer` and returns the tracer's result (a revert is a result, not an error). */
