@@ -9,13 +9,9 @@ import { join } from 'node:path';
 import { Duration, loadConfig, renderAppToml } from '../../src/config/index.js';
 import { devAccounts } from '../../src/chain/genesis-file.js';
 import { initHome, startNode } from '../node/fixtures/node-process.js';
-import { rawRpc } from '../node/fixtures/rpc-client.js';
+import { rpcCall as call, type RpcAnswer } from '../node/fixtures/rpc-client.js';
 
 type Answer = { result?: unknown; error?: { code: number; message: string } };
-
-async function call(port: number, method: string, params: unknown[] = []): Promise<Answer> {
-  return (await rawRpc(port, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }))).json as Answer;
-}
 
 /** JUMPDEST, PUSH1 0, JUMP: loops until its gas runs out. */
 const LOOP = '0x5b600056';

@@ -15,21 +15,11 @@ import { launchAnvil } from '../../bench/node/anvil-process.js';
 import { fundOnAnvil } from '../../bench/trace/anvil.js';
 import { devAccounts } from '../../src/chain/genesis-file.js';
 import { initHome, startNode } from '../node/fixtures/node-process.js';
-import { chainOf, rawRpc } from '../node/fixtures/rpc-client.js';
+import { chainOf, rpcCall as call, type RpcAnswer, rpcResultOf as result } from '../node/fixtures/rpc-client.js';
 
 const CHAIN_ID = 713715;
 type Json = Record<string, unknown>;
-type Answer = { result?: unknown; error?: { code: number; message: string; data?: unknown } };
-
-async function call(port: number, method: string, params: unknown[] = []): Promise<Answer> {
-  return (await rawRpc(port, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }))).json as Answer;
-}
-
-async function result<T = unknown>(port: number, method: string, params: unknown[] = []): Promise<T> {
-  const answer = await call(port, method, params);
-  if (answer.error !== undefined) throw new Error(`${method} on ${port}: ${JSON.stringify(answer.error)}`);
-  return answer.result as T;
-}
+type Answer = RpcAnswer;
 
 const addr = (n: number): string => `0x${n.toString(16).padStart(40, '0')}`;
 const word = (n: bigint): string => n.toString(16).padStart(64, '0');
