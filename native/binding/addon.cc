@@ -8,6 +8,7 @@
 #include "commit_store_binding.h"
 #include "mvcc_iterator_binding.h"
 #include "plain_kv_binding.h"
+#include "sender_recovery_binding.h"
 #include "state_store_binding.h"
 
 namespace strata::binding {
@@ -20,6 +21,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   MvccIteratorBinding::Init(env, exports);
   CommitStoreBinding::Init(env, exports);
   PlainKvBinding::Init(env, exports);
+  InitSenderRecovery(env, exports);
   env.AddCleanupHook([open_stores] { CloseAll(*open_stores); });
   return exports;
 }

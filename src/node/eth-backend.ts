@@ -43,6 +43,7 @@ import {
 import { bytesHex } from '../util/hex.js';
 import { appCallRequest, appStateOverrides } from './call-request.js';
 import { simulatePayload, simulatedBlockOutcome } from './simulate-request.js';
+import { AdmissionBatch } from './admission-batch.js';
 import { blobGasOfRaw, decodeChainTx, importedBlockFields, typedTxFields } from './eth-objects.js';
 import { ImportedChainConfig } from '../app/imported-chain/chain-config.js';
 import { blobGasPriceOf } from '../app/imported-chain/header-facts.js';
@@ -194,6 +195,8 @@ export class NodeEthBackend implements EthBackend {
   readonly #ethLogs = new WeakMap<IndexedLog, EthLog>();
   /** The imported chain's rules once read (null: this node serves a chain of its own). */
   #importedConfig: ImportedChainConfig | null | undefined;
+  /** The transactions of one JSON-RPC batch, their senders recovered together. */
+  readonly #admission = new AdmissionBatch((raws) => this.app.prepareTxs(raws));
 
   constructor(
     private readonly app: App,
@@ -468,6 +471,7 @@ export class NodeEthBackend implements EthBackend {
   }
 
   async sendRawTransaction(raw: Uint8Array): Promise<Uint8Array> {
+    await this.#admission.join(raw);
     try {
       const admitted = await this.mempool.add(raw);
       return admitted.hash;

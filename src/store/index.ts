@@ -33,3 +33,4 @@ export { PruningManager, type PruningOptions, type Prunable } from './pruning-ma
 export * from './sc/index.js';
 export { PlainKv, prefixEnd, type PlainKvEntry, type PlainKvOp, type PlainKvOptions, type PlainKvRange } from './plain-kv.js';
 export * from './snapshots/index.js';
+export { SenderRecovery, sharedSenderRecovery, packRecoveryItems, RECOVERY_ITEM_BYTES, type RecoveryItem, type RecoveredSenders } from './sender-recovery.js';
