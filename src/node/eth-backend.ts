@@ -471,9 +471,8 @@ export class NodeEthBackend implements EthBackend {
   }
 
   async sendRawTransaction(raw: Uint8Array): Promise<Uint8Array> {
-    await this.#admission.join(raw);
     try {
-      const admitted = await this.mempool.add(raw);
+      const admitted = await this.#admission.admit(raw, () => this.mempool.add(raw));
       return admitted.hash;
     } catch (error) {
       if (error instanceof MempoolFullError) throw new TransactionRejectedError('mempool-full', error.message);
