@@ -161,7 +161,7 @@ export async function decodeTxs(raws: readonly Uint8Array[], common: Common, rec
   raws.forEach((raw, index) => {
     try {
       const tx = parseTx(raw, common);
-      const item = recoveryItemOf(tx);
+      const item = recoveryItemOf(tx, raw);
       if (item) {
         parsed.push({ index, tx });
         items.push(item);

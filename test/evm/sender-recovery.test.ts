@@ -18,7 +18,7 @@ import { bigIntToUnpaddedBytes, bytesToHex, concatBytes, eoaCode7702SignAuthoriz
 
 import { createChainCommon } from '../../src/evm/common.js';
 import { nativeCrypto } from '../../src/evm/crypto.js';
-import { recoveryItemOf } from '../../src/evm/signing.js';
+import { recoveryItemOf, signingHashOf } from '../../src/evm/signing.js';
 import { decodeTx, decodeTxs } from '../../src/evm/validate.js';
 import { SenderRecovery } from '../../src/store/index.js';
 import { CHAIN_ID, GWEI, testKey } from '../fixtures/chain.js';
@@ -57,7 +57,7 @@ function signedOfEachType(i: number): Array<{ name: string; tx: TypedTransaction
     { name: 'legacy, pre-EIP-155', tx: createLegacyTx({ nonce: i, gasPrice: 10n * GWEI, gasLimit: 21000n, to, value: 1n }, { common: homestead }).sign(key) },
     { name: 'legacy, EIP-155', tx: createLegacyTx({ nonce: i, gasPrice: 10n * GWEI, gasLimit: 21000n, to, value: 1n }, { common }).sign(key) },
     { name: 'EIP-2930', tx: createAccessList2930Tx({ nonce: i, gasPrice: 10n * GWEI, gasLimit: 30000n, to, accessList: [{ address: to, storageKeys: [] }] }, { common }).sign(key) },
-    { name: 'EIP-1559', tx: createFeeMarket1559Tx({ nonce: i, ...fees, gasLimit: 21000n, to, value: 5n, data: '0x1234' }, { common }).sign(key) },
+    { name: 'EIP-1559', tx: createFeeMarket1559Tx({ nonce: i, ...fees, gasLimit: 40000n, to, value: 5n, data: `0x${'ab'.repeat(300)}` }, { common }).sign(key) },
     {
       name: 'EIP-4844',
       tx: createBlob4844Tx({ nonce: i, ...fees, gasLimit: 21000n, to, maxFeePerBlobGas: GWEI, blobVersionedHashes: [`0x01${'ab'.repeat(31)}`] }, { common }).sign(key),
@@ -68,7 +68,10 @@ function signedOfEachType(i: number): Array<{ name: string; tx: TypedTransaction
 
 t.test('every transaction type: the native sender is @ethereumjs getSenderAddress', async (t) => {
   const txs = [0, 1, 2, 3].flatMap(signedOfEachType);
-  const items = txs.map(({ tx }) => recoveryItemOf(tx));
+  for (const { name, tx } of txs.slice(0, 6)) {
+    t.equal(hex(signingHashOf(tx, tx.serialize())), bytesToHex(tx.getMessageToVerifySignature()), `${name}: the signing hash from the raw bytes`);
+  }
+  const items = txs.map(({ tx }) => recoveryItemOf(tx, tx.serialize()));
   t.ok(items.every((item) => item !== undefined), 'every tx has a recovery item');
   const senders = await recovery.recover(items.map((item) => item!));
   txs.forEach(({ name, tx }, i) => t.equal(hex(senders[i]), tx.getSenderAddress().toString(), name));
