@@ -46,7 +46,7 @@ fi
 
 # --- Debian packages: which are missing, and can they be installed? ---------------------------
 
-packages=(build-essential cmake librocksdb-dev libgtest-dev zlib1g-dev)
+packages=(build-essential cmake pkg-config librocksdb-dev libgtest-dev zlib1g-dev libsecp256k1-dev)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for pkg in "${packages[@]}"; do
@@ -60,6 +60,8 @@ else
   [ -f /usr/include/rocksdb/db.h ] || missing+=(librocksdb-dev)
   [ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev)
   [ -f /usr/include/zlib.h ] || missing+=(zlib1g-dev)
+  command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+  [ -f /usr/include/secp256k1_recovery.h ] || missing+=(libsecp256k1-dev)
   if ((${#missing[@]})); then
     problem "dpkg-query and apt-get are not available, so ${missing[*]} cannot be installed: run this on Debian 12 (x86-64), or install the equivalents of those Debian packages yourself"
     missing=()

@@ -19,6 +19,7 @@ import {
   type NamedChangeset,
   type StateStoreConfig,
   type StateStoreShare,
+  sharedSenderRecovery,
 } from '../store/index.js';
 import type { BlockContext } from '../evm/block-context.js';
 import { CallError, estimateGas as estimateMessageGas, ethCall, type CallRequest, type CallResult, type StateOverrides } from '../evm/call.js';
@@ -33,7 +34,7 @@ import { CodeCache } from '../evm/code-cache.js';
 import { CallResultCache } from './call-cache.js';
 import type { StateView } from '../evm/state-manager.js';
 import { VmPool } from '../evm/vm-pool.js';
-import { checkTx, decodeTx, type DecodedTx } from '../evm/validate.js';
+import { checkTx, decodeTx, decodeTxs, type DecodedTx } from '../evm/validate.js';
 import type { AppReader } from './app-reader.js';
 import { mergeChangesets } from './changesets.js';
 import { AppClosedError, BlockOrderError, InterruptedRestoreError } from './errors.js';
@@ -490,7 +491,7 @@ export class App implements AppReader {
   validateTx(raw: Uint8Array, baseFee: bigint = BigInt(this.genesis.params.min_base_fee)): TxValidation {
     this.#live();
     try {
-      const decoded = decodeTx(raw, this.common);
+      const decoded = this.#admitted.get(raw) ?? decodeTx(raw, this.common);
       if (!this.#allowUnprotectedTxs && decoded.type === 0 && !decoded.tx.supports(Capability.EIP155ReplayProtection)) throw new UnprotectedTxError();
       const blockGasLimit = BigInt(this.genesis.params.block_gas_limit);
       if (decoded.gasLimit > blockGasLimit) throw new ExceedsBlockGasLimitError(decoded.gasLimit, blockGasLimit);
@@ -522,19 +523,18 @@ export class App implements AppReader {
   }
 
   /**
-   * Decodes `raws` and recovers their senders ahead of executing them (a follower does this
-   * for the next synced block while the current one commits); executeBlock reuses the result.
-   * An undecodable tx is left for executeBlock to report.
+   * Decodes `raws` and recovers their senders in one native batch, ahead of executing or
+   * admitting them: a follower does this for the next synced block while the current one
+   * executes, the RPC for a batch of eth_sendRawTransaction. executeBlock and validateTx reuse
+   * the result, so no sender is recovered twice. An undecodable tx is left for them to report.
    */
-  prepareTxs(raws: readonly Uint8Array[]): void {
-    for (const raw of raws) {
-      if (this.#admitted.has(raw)) continue;
-      try {
-        this.#admitted.set(raw, decodeTx(raw, this.common));
-      } catch {
-        // executeBlock decodes it again and skips it with the reason.
-      }
-    }
+  async prepareTxs(raws: readonly Uint8Array[]): Promise<void> {
+    const todo = raws.filter((raw) => !this.#admitted.has(raw));
+    if (todo.length === 0) return;
+    const results = await decodeTxs(todo, this.common, sharedSenderRecovery());
+    results.forEach((result, i) => {
+      if (result.ok) this.#admitted.set(todo[i]!, result.decoded);
+    });
   }
 
   /** The RPC gas cap of calls (0 = none), which debug_traceCall also runs under. */

@@ -58,7 +58,7 @@ function leftPad32(bytes: Uint8Array): Uint8Array {
 }
 
 /** The recovery id (0 or 1) encoded in `v`, following EIP-155 when `chainId` is given. */
-function recoveryId(v: bigint, chainId: bigint | undefined): number {
+export function recoveryId(v: bigint, chainId: bigint | undefined): number {
   let id: bigint;
   if (v === 0n || v === 1n) id = v;
   else if (chainId === undefined) id = v - 27n;

@@ -5,7 +5,10 @@
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { Capability, createTxFromRLP, getCalldataFloorGas, type TypedTransaction } from '@ethereumjs/tx';
-import type { Address } from '@ethereumjs/util';
+import { Address } from '@ethereumjs/util';
+
+import type { SenderRecovery, RecoveryItem } from '../store/index.js';
+import { recoveryItemOf } from './signing.js';
 
 import {
   FeeBelowBaseFeeError,
@@ -67,8 +70,11 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Decodes `raw`, checks its chain id, type and fee fields and recovers the sender. */
-export function decodeTx(raw: Uint8Array, common: Common): DecodedTx {
+/**
+ * Decodes `raw` and checks its chain id, type and signature form, leaving the sender to recover.
+ * The transaction is left unfrozen so that completeTx can tell it its sender before freezing it.
+ */
+function parseTx(raw: Uint8Array, common: Common): TypedTransaction {
   if (raw.length > 0 && raw[0] === BLOB_TX_TYPE) throw new UnsupportedTxTypeError(BLOB_TX_TYPE);
   let chainId: bigint | undefined;
   try {
@@ -81,7 +87,7 @@ export function decodeTx(raw: Uint8Array, common: Common): DecodedTx {
   if (chainId !== undefined && chainId !== expected) throw new WrongChainIdError(expected, chainId);
   let tx: TypedTransaction;
   try {
-    tx = createTxFromRLP(raw, { common });
+    tx = createTxFromRLP(raw, { common, freeze: false });
   } catch (error) {
     const text = message(error);
     if (/signature|s-value|v value/i.test(text)) throw new InvalidSignatureError(text);
@@ -92,15 +98,27 @@ export function decodeTx(raw: Uint8Array, common: Common): DecodedTx {
     throw new InvalidTxEncodingError(text);
   }
   if (!tx.isSigned()) throw new InvalidSignatureError('transaction is not signed');
-  let sender: Address;
+  return tx;
+}
+
+/** The sender recovered on this thread, with @ethereumjs's checks and error texts. */
+function senderHere(tx: TypedTransaction): Address {
   const recovering = performance.now();
   try {
-    sender = tx.getSenderAddress();
+    return tx.getSenderAddress();
   } catch (error) {
     throw new InvalidSignatureError(message(error));
   } finally {
     recoveryClock.seconds += (performance.now() - recovering) / 1000;
   }
+}
+
+/** The fee checks that need the sender, and the DecodedTx; the tx is told its sender, then frozen. */
+function completeTx(tx: TypedTransaction, sender: Address): DecodedTx {
+  // The VM asks the tx for its sender again when it runs it; the answer is already known.
+  Object.defineProperty(tx, 'getSenderAddress', { value: () => sender });
+  // Frozen, as @ethereumjs leaves a decoded tx: its hash is then cached on first use.
+  Object.freeze(tx);
   const is1559 = tx.supports(Capability.EIP1559FeeMarket);
   const fees = tx as unknown as { gasPrice?: bigint; maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint };
   const maxFeePerGas = is1559 ? fees.maxFeePerGas! : fees.gasPrice!;
@@ -119,6 +137,56 @@ export function decodeTx(raw: Uint8Array, common: Common): DecodedTx {
     maxPriorityFeePerGas,
     value: tx.value,
   };
+}
+
+/** Decodes `raw`, checks its chain id, type and fee fields and recovers the sender. */
+export function decodeTx(raw: Uint8Array, common: Common): DecodedTx {
+  const tx = parseTx(raw, common);
+  return completeTx(tx, senderHere(tx));
+}
+
+/** A batch item's outcome: the decoded tx, or why it cannot be (the error decodeTx would throw). */
+export type BatchDecoded = { ok: true; decoded: DecodedTx } | { ok: false; error: unknown };
+
+/** Below this many signatures a batch is recovered on the calling thread: the hop costs more. */
+const NATIVE_BATCH_MIN = 4;
+
+/**
+ * decodeTx for many transactions, their senders recovered in one native batch across the
+ * pool's threads. Every item gets exactly what decodeTx gives it: a signature the fast path
+ * cannot take (high s, an odd v, no key recovered) is recovered on this thread again, which
+ * yields decodeTx's own result or error text.
+ */
+export async function decodeTxs(raws: readonly Uint8Array[], common: Common, recovery: SenderRecovery): Promise<BatchDecoded[]> {
+  const out = new Array<BatchDecoded>(raws.length);
+  const parsed: Array<{ index: number; tx: TypedTransaction }> = [];
+  const items: RecoveryItem[] = [];
+  const slow: Array<{ index: number; tx: TypedTransaction }> = [];
+  raws.forEach((raw, index) => {
+    try {
+      const tx = parseTx(raw, common);
+      const item = recoveryItemOf(tx, raw);
+      if (item) {
+        parsed.push({ index, tx });
+        items.push(item);
+      } else {
+        slow.push({ index, tx });
+      }
+    } catch (error) {
+      out[index] = { ok: false, error };
+    }
+  });
+  const senders = items.length >= NATIVE_BATCH_MIN ? await recovery.recover(items) : recovery.recoverSync(items);
+  const finish = (index: number, tx: TypedTransaction, sender: Uint8Array | undefined): void => {
+    try {
+      out[index] = { ok: true, decoded: completeTx(tx, sender ? new Address(sender) : senderHere(tx)) };
+    } catch (error) {
+      out[index] = { ok: false, error };
+    }
+  };
+  parsed.forEach(({ index, tx }, i) => finish(index, tx, senders[i]));
+  for (const { index, tx } of slow) finish(index, tx, undefined);
+  return out;
 }
 
 /** The least gas limit the tx may carry: intrinsic gas, or the EIP-7623 calldata floor if higher. */

@@ -44,6 +44,7 @@ import { bytesHex } from '../util/hex.js';
 import { appCallRequest, appStateOverrides } from './call-request.js';
 import { FeeDefaultsError, withFeeDefaults, type FeeBasis } from './fee-defaults.js';
 import { simulatePayload, simulatedBlockOutcome } from './simulate-request.js';
+import { AdmissionBatch } from './admission-batch.js';
 import { blobGasOfRaw, decodeChainTx, importedBlockFields, typedTxFields } from './eth-objects.js';
 import { ImportedChainConfig } from '../app/imported-chain/chain-config.js';
 import { blobGasPriceOf } from '../app/imported-chain/header-facts.js';
@@ -195,6 +196,8 @@ export class NodeEthBackend implements EthBackend {
   readonly #ethLogs = new WeakMap<IndexedLog, EthLog>();
   /** The imported chain's rules once read (null: this node serves a chain of its own). */
   #importedConfig: ImportedChainConfig | null | undefined;
+  /** The transactions of one JSON-RPC batch, their senders recovered together. */
+  readonly #admission = new AdmissionBatch((raws) => this.app.prepareTxs(raws));
 
   constructor(
     private readonly app: App,
@@ -482,7 +485,7 @@ export class NodeEthBackend implements EthBackend {
 
   async sendRawTransaction(raw: Uint8Array): Promise<Uint8Array> {
     try {
-      const admitted = await this.mempool.add(raw);
+      const admitted = await this.#admission.admit(raw, () => this.mempool.add(raw));
       return admitted.hash;
     } catch (error) {
       if (error instanceof MempoolFullError) throw new TransactionRejectedError('mempool-full', error.message);

@@ -34,3 +34,4 @@ export * from './sc/index.js';
 export { createMemoryBudget, type MemoryBudget, type MemoryBudgetSizes, type MemoryBudgetUsage } from './memory-budget.js';
 export { PlainKv, prefixEnd, type PlainKvEntry, type PlainKvOp, type PlainKvOptions, type PlainKvRange } from './plain-kv.js';
 export * from './snapshots/index.js';
+export { SenderRecovery, sharedSenderRecovery, packRecoveryItems, RECOVERY_ITEM_BYTES, type RecoveryItem, type RecoveredSenders } from './sender-recovery.js';

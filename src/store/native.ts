@@ -142,8 +142,19 @@ export interface NativePlainKv {
   close(): Promise<void>;
 }
 
+/** The addon's sender-recovery pool (see native/include/strata/sender_recovery.h). */
+export interface NativeSenderRecovery {
+  /** Recovers packed items (97 bytes each) on the pool; 21 bytes per item: status (1 = ok), address. */
+  recover(items: Uint8Array): Promise<Buffer>;
+  /** The same, on the calling thread. */
+  recoverSync(items: Uint8Array): Buffer;
+  readonly threads: number;
+}
+
 interface NativeModule {
   NativeMemoryBudget: new (sizes: { blockCacheBytes: number; writeBufferBytes: number }) => NativeMemoryBudget;
+  /** A pool of `threads` native threads (0: one per core), joined when the object is collected. */
+  NativeSenderRecovery: new (threads?: number) => NativeSenderRecovery;
   NativePlainKv: {
     open(dir: string, options: PlainKvOptions): Promise<NativePlainKv>;
     /** Borrows the store share() filed under `token`; closing the borrower leaves it open. */

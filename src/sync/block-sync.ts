@@ -72,9 +72,6 @@ interface Fetched {
 /** Blocks a follower that was caught up may trail by and still not be catching up. */
 const CAUGHT_UP_LAG = 5;
 
-/** Transactions decoded ahead per event-loop turn. */
-const PREPARE_SLICE = 64;
-
 const eq = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a).equals(Buffer.from(b));
 const upper = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex').toUpperCase();
 
@@ -264,9 +261,16 @@ export class BlockSync {
         // Awaited later; marked handled now so a failure while blocks execute cannot crash the node.
         pending.catch(() => undefined);
       }
-      this.#prepareAhead(fetched.blocks.slice(1));
-      for (const block of fetched.blocks) {
+      // Each block's senders are recovered in one native batch while the block before it
+      // executes; a block waits only for its own batch (which never fails: a tx it could not
+      // decode is decoded again, and reported, by execution).
+      let prepared = this.#prepare(fetched.blocks[0]!);
+      for (let i = 0; i < fetched.blocks.length; i++) {
+        const block = fetched.blocks[i]!;
         if (this.#stopped) break;
+        await prepared;
+        const next = fetched.blocks[i + 1];
+        prepared = next ? this.#prepare(next) : Promise.resolve();
         try {
           await this.#apply(block);
         } catch (error) {
@@ -286,19 +290,14 @@ export class BlockSync {
     if (this.#halted) logger.warn('block sync stopped; the node keeps serving RPC at its last committed height', { height: this.#deps.store.latestHeight() ?? 0 });
   }
 
-  /**
-   * Decodes the transactions of the blocks after the one executing, a slice at a time on
-   * setImmediate: the slices run while the executing block waits for its commit's disk writes,
-   * so a follower's sender recovery overlaps its I/O instead of adding to it.
-   */
-  #prepareAhead(blocks: readonly StoredBlock[]): void {
-    const txs = blocks.flatMap((b) => b.txs);
-    const step = (from: number): void => {
-      if (from >= txs.length || this.#stopped) return;
-      this.#deps.app.prepareTxs(txs.slice(from, from + PREPARE_SLICE));
-      setImmediate(step, from + PREPARE_SLICE);
-    };
-    setImmediate(step, 0);
+  /** Decodes `block`'s transactions and recovers their senders for #apply; never rejects. */
+  #prepare(block: StoredBlock): Promise<void> {
+    return this.#deps.app.prepareTxs(block.txs).catch((error: unknown) => {
+      this.#deps.logger.debug('recovering senders ahead failed; the block decodes them as it executes', {
+        height: block.header.height,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    });
   }
 
   #peerFault(error: unknown): void {
