@@ -12,10 +12,12 @@
  *   `/metrics` between the first submission and the end: execute, sc_commit, ss_apply, sign,
  *   block_store (mean over the blocks made, with bucket-interpolated p50/p99), and admission's
  *   two parts summed over the run and divided by the blocks that carried transfers: recover
- *   (sender recovery) and admission (every other check).
- * - `ecrecoverCeilingTxPerSec`: sender recovery alone — the call admission makes, on the node's
- *   chain rules and native secp256k1 — on one worker thread per core over the same transfers,
- *   in the same run (after the node stopped, so the two never share the cores).
+ *   (sender recovery on the RPC thread: a JSON-RPC batch's senders are recovered together on
+ *   native threads beforehand, so for batches it is near zero) and admission (every other check).
+ * - `ecrecoverCeilingTxPerSec`: sender recovery alone — the node's batched native recovery
+ *   (libsecp256k1 on one native thread per core) over the same transfers, in the same run
+ *   (after the node stopped, so the two never share the cores); `ecrecoverOneThreadTxPerSec`
+ *   the same on one thread.
  * Goal: the pipeline reaches at least half the ceiling. The run waits for a quiet machine first
  * and reports the CPU other processes used during it (`foreignCpuPercent`) and the load average.
  * `--cpu-prof DIR`: a V8 CPU profile of the node (all threads) in DIR when it stops; summarise

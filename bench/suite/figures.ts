@@ -77,7 +77,7 @@ const PIPELINE_STAGES: ReadonlyArray<readonly [string, string]> = [
   ['ss_apply', 'SS apply'],
   ['sign', 'header signing'],
   ['block_store', 'block store'],
-  ['recover', 'admission: sender recovery'],
+  ['recover', 'admission: sender recovery on the RPC thread'],
   ['admission', 'admission: other checks'],
 ];
 

@@ -56,7 +56,11 @@ t.test('--only pipeline --quick emits the pipeline figures', async (t) => {
   t.equal(Number(result.pipelineOverCeiling).toFixed(6), (Number(result.pipelineTxPerSec) / Number(result.ecrecoverCeilingTxPerSec)).toFixed(6));
   const stages = result.pipelineStageMs as Record<string, Record<string, unknown>>;
   t.same(Object.keys(stages).sort(), [...STAGES].sort(), 'every stage is reported');
-  for (const stage of STAGES) positive(`${stage} mean ms/block`, stages[stage]?.meanMs);
+  for (const stage of STAGES.filter((s) => s !== 'recover')) positive(`${stage} mean ms/block`, stages[stage]?.meanMs);
+  // The bench submits JSON-RPC batches, whose senders are recovered together on native threads
+  // before admission: the RPC thread's own recovery time is then (close to) nothing.
+  const recover = stages['recover']?.meanMs;
+  t.ok(typeof recover === 'number' && recover >= 0 && recover < Number(stages['admission']?.meanMs), `RPC-thread recovery is measured and below the other checks (${String(recover)} ms/block)`);
   for (const stage of STAGES.slice(0, 5)) {
     positive(`${stage} p50`, stages[stage]?.p50Ms);
     t.ok(Number(stages[stage]?.p99Ms) >= Number(stages[stage]?.p50Ms), `${stage} p99 ≥ p50`);
