@@ -228,7 +228,8 @@ async function main(): Promise<void> {
     const notIncluded = pendingTxs();
     for (const hash of notIncluded) errors.push({ kind: 'inclusion', category: 'notIncluded', message: `${hash} not in a block ${DRAIN_MS / 1000} s after the load` });
     if (blocks.errors > 0) errors.push({ kind: 'blockWatcher', category: 'transport', message: `${blocks.errors} block-watcher calls failed; first: ${blocks.firstError}` });
-    if (crashed) errors.push({ kind: 'node', category: 'crash', message: `the node exited during the run: ${node.output().slice(-2_000)}` });
+    // First, so the samples in the JSON and the table always carry the node's last output.
+    if (crashed) errors.unshift({ kind: 'node', category: 'crash', message: `the node exited during the run: ${node.output().slice(-2_000)}` });
 
     const intervals = spread(blocks.intervals.filter((i) => i.at <= loadEnd).map((i) => i.ms));
     const includedAfter = [...load.txs].flatMap(([hash, sentAt]) => {
