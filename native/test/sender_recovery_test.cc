@@ -71,6 +71,20 @@ std::string SignInto(secp256k1_context* ctx, const std::array<uint8_t, 32>& key,
   return ToHex(digest + 12, 20);
 }
 
+// The address the one item in `items` recovers to, on a pool of `threads` or (`here`) on the
+// calling thread; "" when it does not recover.
+std::string RecoverOne(const std::vector<uint8_t>& items, int threads, bool here) {
+  SenderRecovery recovery(threads);
+  uint8_t address[20];
+  uint8_t ok = 9;
+  if (here) {
+    recovery.RecoverHere(items.data(), 1, address, &ok);
+  } else {
+    recovery.Recover(items.data(), 1, address, &ok);
+  }
+  return ok == 1 ? ToHex(address, 20) : "";
+}
+
 TEST(Keccak256Test, PublishedVectors) {
   EXPECT_EQ(KeccakHex(""), "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470");
   EXPECT_EQ(KeccakHex("abc"), "4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45");
@@ -87,12 +101,7 @@ TEST(SenderRecoveryTest, Eip155ExampleTransaction) {
           FromHex("28ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276"
                   "67cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83"),
           0);
-  SenderRecovery recovery(2);
-  uint8_t address[20];
-  uint8_t ok = 9;
-  recovery.Recover(items.data(), 1, address, &ok);
-  EXPECT_EQ(ok, 1);
-  EXPECT_EQ(ToHex(address, 20), "9d8a62f656a8d1615c1294fd71e9cfb3e4855a4f");
+  EXPECT_EQ(RecoverOne(items, 2, false), "9d8a62f656a8d1615c1294fd71e9cfb3e4855a4f");
 }
 
 TEST(SenderRecoveryTest, AddressOfPrivateKeyOne) {
@@ -101,12 +110,7 @@ TEST(SenderRecoveryTest, AddressOfPrivateKeyOne) {
   std::string signer = SignInto(ctx, KeyOf(1), FromHex(KeccakHex("strata")), items);
   secp256k1_context_destroy(ctx);
   EXPECT_EQ(signer, "7e5f4552091a69125d5dfcb7b8c2659029395bdf");
-  SenderRecovery recovery(1);
-  uint8_t address[20];
-  uint8_t ok = 0;
-  recovery.RecoverHere(items.data(), 1, address, &ok);
-  EXPECT_EQ(ok, 1);
-  EXPECT_EQ(ToHex(address, 20), "7e5f4552091a69125d5dfcb7b8c2659029395bdf");
+  EXPECT_EQ(RecoverOne(items, 1, true), "7e5f4552091a69125d5dfcb7b8c2659029395bdf");
 }
 
 TEST(SenderRecoveryTest, BadSignaturesFailOnlyTheirItem) {

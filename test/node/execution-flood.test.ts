@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { Duration, loadConfig, renderAppToml, renderConfigToml } from '../../src/config/index.js';
 import { initHome, startNode, type TestHome } from './fixtures/node-process.js';
+import { rawRpc, rpcCall, type RpcAnswer } from './fixtures/rpc-client.js';
 
 const BLOCK_MS = 300;
 /** JUMPDEST PUSH1 0 JUMP: runs until the gas runs out (about 2.5 s at the 50M gas cap). */
@@ -18,20 +19,10 @@ const LOOP = '0x5b600056';
 /** A JavaScript tracer whose step() never returns. */
 const LOOPING_TRACER = '{ step: function () { for (;;) {} }, fault: function () {}, result: function () { return 1; } }';
 
-interface RpcAnswer {
-  id?: unknown;
-  result?: unknown;
-  error?: { code: number; message: string };
-}
-
-async function post(home: TestHome, body: unknown): Promise<unknown> {
-  const response = await fetch(`http://127.0.0.1:${home.http}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return response.json();
-}
-
-function call(home: TestHome, method: string, params: unknown[]): Promise<RpcAnswer> {
-  return post(home, { jsonrpc: '2.0', id: 1, method, params }) as Promise<RpcAnswer>;
-}
+/** One request's answer from `home`'s EVM RPC. */
+const call = (home: TestHome, method: string, params: unknown[]): Promise<RpcAnswer> => rpcCall(home.http, method, params);
+/** A batch (or any body) posted to `home`'s EVM RPC, its parsed answer. */
+const post = async (home: TestHome, body: unknown): Promise<unknown> => (await rawRpc(home.http, JSON.stringify(body))).json;
 
 /** Calls until answered without error (at most 10 s): workers stopped at a deadline are replaced, and a replacement takes a moment to load. */
 async function onceReplaced(home: TestHome, method: string, params: unknown[]): Promise<RpcAnswer> {

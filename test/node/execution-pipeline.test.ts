@@ -11,25 +11,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { Duration, loadConfig, renderAppToml } from '../../src/config/index.js';
 import { initHome, startNode, type TestHome } from './fixtures/node-process.js';
+import { rawRpc, rpcCall, type RpcAnswer } from './fixtures/rpc-client.js';
 
 const BLOCK_MS = 300;
 /** JUMPDEST PUSH1 0 JUMP: runs until the gas runs out or the call's deadline stops it. */
 const LOOP = '0x5b600056';
 
-interface RpcAnswer {
-  id?: unknown;
-  result?: unknown;
-  error?: { code: number; message: string };
-}
-
-async function post(home: TestHome, body: unknown): Promise<unknown> {
-  const response = await fetch(`http://127.0.0.1:${home.http}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return response.json();
-}
-
-function call(home: TestHome, method: string, params: unknown[], id = 1): Promise<RpcAnswer> {
-  return post(home, { jsonrpc: '2.0', id, method, params }) as Promise<RpcAnswer>;
-}
+/** One request's answer from `home`'s EVM RPC. */
+const call = (home: TestHome, method: string, params: unknown[]): Promise<RpcAnswer> => rpcCall(home.http, method, params);
+/** A batch (or any body) posted to `home`'s EVM RPC, its parsed answer. */
+const post = async (home: TestHome, body: unknown): Promise<unknown> => (await rawRpc(home.http, JSON.stringify(body))).json;
 
 /** PUSH2 n PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN: returns n as a 32-byte word. */
 function returning(n: number): string {
@@ -65,7 +56,7 @@ t.test('one call worker: every call of a burst gets its own answer, also behind 
   const looping = call(home, 'eth_call', [{ data: LOOP }, 'latest']);
   await sleep(100);
   const sent = performance.now();
-  const behind = await Promise.all(Array.from({ length: 12 }, (_, i) => call(home, 'eth_call', [{ data: returning(1000 + i) }, 'latest'], 1000 + i)));
+  const behind = await Promise.all(Array.from({ length: 12 }, (_, i) => call(home, 'eth_call', [{ data: returning(1000 + i) }, 'latest'])));
   const waited = performance.now() - sent;
   t.same(
     behind.map((a) => a.result),
