@@ -15,6 +15,7 @@ import { CallFailedError, applyOverrides, callGas, hasFees, messageTx, refusalMe
 import { keccak256 } from './crypto.js';
 import { checksumAddress } from '../util/keccak.js';
 import { gethMessageError } from './errors.js';
+import { ExecutionDeadlineError } from './execution-deadline.js';
 
 /** One account of an access list and the slots read or written in it. */
 export interface AccessListItem {
@@ -124,11 +125,12 @@ async function traceRound(env: CallEnvironment, request: CallRequest, overrides:
       const result = await runTx(vm, { tx, block, skipNonce: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true });
       return { tracer, result };
     } catch (error) {
+      if (error instanceof ExecutionDeadlineError) throw error;
       throw new CallFailedError(`failed to apply transaction: ${messageHash(env, request, nonce, gas)} err: ${refusalMessage(error, from, request)}`);
     } finally {
       vm.evm.events!.off('step', tracer.onStep);
     }
-  });
+  }, env.deadlineAt);
 }
 
 /** eth_createAccessList: the list the message touches, run until stable; a refused message throws CallFailedError. */

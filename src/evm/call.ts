@@ -12,6 +12,7 @@ import { LRUCache } from 'lru-cache';
 
 import { evmBlock, type BlockContext } from './block-context.js';
 import { gethMessageError } from './errors.js';
+import { ExecutionDeadlineError } from './execution-deadline.js';
 import { revertReason } from './revert-reason.js';
 import { OverlayStateManager, type StateView } from './state-manager.js';
 import type { VmPool } from './vm-pool.js';
@@ -53,6 +54,8 @@ export interface CallEnvironment {
   view: StateView;
   block: BlockContext;
   gasCap: bigint;
+  /** Date.now() time at which the call's EVM runs stop with ExecutionDeadlineError; unbounded when absent. */
+  deadlineAt?: number;
 }
 
 /** A successful call. */
@@ -211,7 +214,7 @@ function callBlock(common: Common, ctx: BlockContext): Block {
 
 /** Runs the message once with `gas` on a pooled VM over a clean overlay of the environment's state. */
 function attempt(env: CallEnvironment, request: CallRequest, overrides: StateOverrides, gas: bigint): Promise<Attempt> {
-  return env.vms.run(env.view, ({ vm, state }) => attemptOn(vm, state, env, request, overrides, gas));
+  return env.vms.run(env.view, ({ vm, state }) => attemptOn(vm, state, env, request, overrides, gas), env.deadlineAt);
 }
 
 async function attemptOn(vm: VM, state: OverlayStateManager, env: CallEnvironment, request: CallRequest, overrides: StateOverrides, gas: bigint): Promise<Attempt> {
@@ -225,6 +228,7 @@ async function attemptOn(vm: VM, state: OverlayStateManager, env: CallEnvironmen
   try {
     result = await runTx(vm, { tx, block, skipNonce: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true });
   } catch (error) {
+    if (error instanceof ExecutionDeadlineError) throw error;
     return { kind: 'refused', error: refusalMessage(error, from, request) };
   }
   const failure = result.execResult.exceptionError?.error;

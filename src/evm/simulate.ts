@@ -16,6 +16,7 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { coinbaseOf, evmBlock, type BlockContext, type BlockOverrides } from './block-context.js';
 import { applyOverrides, messageTx, refusalMessage, type CallEnvironment, type CallRequest, type StateOverrides } from './call.js';
 import { vmCommon } from './common.js';
+import { ExecutionDeadlineError, executionDeadlineOf, setExecutionDeadline } from './execution-deadline.js';
 import { keccak256 } from './crypto.js';
 import { gethMessageError } from './errors.js';
 import { gethEvmOptions } from './returndata-bounds.js';
@@ -331,7 +332,7 @@ export async function simulate(env: CallEnvironment, base: SimulationBase, paylo
     } finally {
       evmOf(vm).blockchain = chain;
     }
-  });
+  }, env.deadlineAt);
 
   async function simulateBlocks(vm: VM, state: OverlayStateManager, ancestors: EVMMockBlockchainInterface, simulatedHashes: Map<number, Uint8Array>): Promise<SimulatedBlock[]> {
     const results: SimulatedBlock[] = [];
@@ -342,6 +343,7 @@ export async function simulate(env: CallEnvironment, base: SimulationBase, paylo
       // Moved precompiles need an EVM made with them, over the same state, for this block only.
       const blockVm = moves.length === 0 ? vm : await createVM({ common: vmCommon(env.common), stateManager: state, blockchain: vm.blockchain, evmOpts: { ...gethEvmOptions(env.common), customPrecompiles: moves } });
       evmOf(blockVm).blockchain = ancestors;
+      if (blockVm !== vm) setExecutionDeadline(blockVm.evm, executionDeadlineOf(vm.evm));
       const baseFee = block.overrides.baseFee ?? (payload.validation ? parent.baseFee : 0n);
       const ctx = blockContext(block, parent, baseFee);
       const header = evmBlock(env.common, ctx);
@@ -372,6 +374,7 @@ export async function simulate(env: CallEnvironment, base: SimulationBase, paylo
         try {
           outcome = await runTx(blockVm, { tx, block: header, skipNonce: !payload.validation, skipBlockGasLimitValidation: true, skipHardForkValidation: true });
         } catch (error) {
+          if (error instanceof ExecutionDeadlineError) throw error;
           throw refusal(error, from, request);
         } finally {
           if (tracer) {

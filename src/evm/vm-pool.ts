@@ -10,6 +10,7 @@ import { NO_BLOCK_HASHES, type BlockHashLookup } from './block-hashes.js';
 import type { CodeCache } from './code-cache.js';
 import './jump-analysis-cache.js';
 import { createChainVM } from './executor.js';
+import { setExecutionDeadline } from './execution-deadline.js';
 import { OverlayStateManager, type StateView } from './state-manager.js';
 
 /** A VM with the state manager it runs on. */
@@ -31,10 +32,11 @@ export class VmPool {
   ) {}
 
   /**
-   * Runs `use` with a VM whose state reads `view` and holds no earlier writes. A VM whose
-   * run threw is dropped rather than reused, since its journal may be mid-transaction.
+   * Runs `use` with a VM whose state reads `view` and holds no earlier writes, its EVM runs
+   * stopped at `deadlineAt` (a Date.now() time; see execution-deadline.ts). A VM whose run
+   * threw is dropped rather than reused, since its journal may be mid-transaction.
    */
-  async run<T>(view: StateView, use: (pooled: PooledVm) => Promise<T>): Promise<T> {
+  async run<T>(view: StateView, use: (pooled: PooledVm) => Promise<T>, deadlineAt = Infinity): Promise<T> {
     let pooled = this.#idle.pop();
     if (pooled === undefined) {
       const state = new OverlayStateManager(view, this.codes);
@@ -42,7 +44,9 @@ export class VmPool {
     } else {
       pooled.state.reset(view);
     }
+    setExecutionDeadline(pooled.vm.evm, deadlineAt);
     const result = await use(pooled);
+    setExecutionDeadline(pooled.vm.evm, Infinity);
     if (this.#idle.length < this.maxIdle) this.#idle.push(pooled);
     return result;
   }

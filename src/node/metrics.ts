@@ -32,11 +32,19 @@ export interface NodeMetricSources {
   /** The mempool's capacity (`[mempool] size`). */
   mempoolCapacity: number;
   /** Execution worker pools by name. */
-  pools: Readonly<Record<string, { size: number; running: number; queued: number }>>;
+  pools: Readonly<Record<string, PoolState>>;
   /** The home's `data/` directory, whose stores are measured on disk. */
   dataDir: string;
   /** The RocksDB memory budget every store shares (`[storage]`). */
   storageMemory(): MemoryBudgetUsage;
+}
+
+/** What the metrics read from an execution worker pool. */
+interface PoolState {
+  readonly size: number;
+  readonly running: number;
+  readonly queued: number;
+  readonly started: number;
 }
 
 /** One node's metrics registry and the observers that feed it. */
@@ -61,7 +69,7 @@ export class NodeMetrics {
     gauge('strata_peers', 'Connected peers.', () => sources.peers());
     gauge('strata_mempool_size', 'Transactions in the mempool.', () => sources.mempoolSize());
     gauge('strata_mempool_capacity', 'Most transactions the mempool holds ([mempool] size).', () => sources.mempoolCapacity);
-    const poolGauge = (name: string, help: string, read: (pool: { size: number; running: number; queued: number }) => number): void => {
+    const poolGauge = (name: string, help: string, read: (pool: PoolState) => number): void => {
       new Gauge({
         name,
         help,
@@ -75,6 +83,19 @@ export class NodeMetrics {
     poolGauge('strata_execution_workers', 'Execution worker threads running.', (p) => p.size);
     poolGauge('strata_execution_tasks_running', 'Calls or traces running on execution workers.', (p) => p.running);
     poolGauge('strata_execution_tasks_queued', 'Calls or traces waiting for an execution worker.', (p) => p.queued);
+    const seenStarts = new Map<string, number>();
+    new Counter({
+      name: 'strata_execution_worker_starts_total',
+      help: 'Execution worker threads started: the base ones, growth under long tasks, and replacements of workers stopped at a deadline or lost.',
+      labelNames: ['pool'],
+      registers,
+      collect() {
+        for (const [pool, state] of Object.entries(sources.pools)) {
+          this.inc({ pool }, state.started - (seenStarts.get(pool) ?? 0));
+          seenStarts.set(pool, state.started);
+        }
+      },
+    });
     const memoryGauge = (name: string, help: string, read: (usage: MemoryBudgetUsage) => Record<string, number>): void => {
       new Gauge({
         name,

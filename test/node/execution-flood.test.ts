@@ -125,6 +125,13 @@ t.test('a flood of looping calls and traces leaves block production and /status 
   t.equal(estimate.result, '0x5208', 'a plain transfer is estimated at 21000');
   const traced = await onceReplaced(home, 'debug_traceCall', [{ data: '0x600160005260206000f3' }, 'latest', { tracer: 'callTracer' }]);
   t.match(traced.result, { type: 'CREATE', output: '0x0000000000000000000000000000000000000000000000000000000000000001' }, 'a callTracer trace of the same call');
+
+  // The looping calls gave up at their deadline inside the EVM, so no call worker had to be
+  // terminated: the pool started its base worker and at most four for the burst, not one per
+  // stopped call (29 of them).
+  const after = await (await fetch(metricsUrl)).text();
+  const starts = Number(/^strata_execution_worker_starts_total\{pool="calls"\} (\d+)$/m.exec(after)?.[1] ?? -1);
+  t.ok(starts >= 1 && starts <= 5, `no call worker was replaced (${starts} started)`);
 });
 
 t.test('calls beyond what the workers can queue are refused at once as a limit (-32005)', async (t) => {

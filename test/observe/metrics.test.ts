@@ -33,6 +33,7 @@ t.test('/metrics of a running node', async (t) => {
     ['strata_execution_workers', 'gauge'],
     ['strata_execution_tasks_running', 'gauge'],
     ['strata_execution_tasks_queued', 'gauge'],
+    ['strata_execution_worker_starts_total', 'counter'],
     ['strata_store_size_bytes', 'gauge'],
     ['strata_storage_memory_bytes', 'gauge'],
     ['strata_storage_memory_capacity_bytes', 'gauge'],
@@ -46,7 +47,10 @@ t.test('/metrics of a running node', async (t) => {
   ]) {
     t.equal(first.types.get(name!), type, `${name} is a ${type}`);
   }
-  for (const pool of ['calls', 'traces']) t.ok(value(first, 'strata_execution_workers', { pool }) >= 1, `${pool} workers counted`);
+  for (const pool of ['calls', 'traces']) {
+    t.ok(value(first, 'strata_execution_workers', { pool }) >= 1, `${pool} workers counted`);
+    t.ok(value(first, 'strata_execution_worker_starts_total', { pool }) >= value(first, 'strata_execution_workers', { pool }), `${pool} worker starts counted`);
+  }
   t.equal(value(first, 'strata_peers'), 0, 'a lone validator has no peers');
   t.equal(value(first, 'strata_sync_lag_blocks'), 0);
   t.ok(value(first, 'strata_store_size_bytes', { store: 'committer.db' }) >= 0, 'the SC store is measured');

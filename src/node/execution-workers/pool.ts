@@ -3,9 +3,15 @@
  * the moment it is submitted. Tasks wait (boundedly) for a busy worker; but when every worker
  * has been running its task for a while (`LONG_TASK_MS`) and tasks wait, the pool grows, up to
  * `maxWorkers`, so a few long tasks (a call that loops until its deadline) cannot hold up the
- * short ones behind them. A burst of short tasks only queues: starting a worker costs more. Workers beyond the base size leave once idle for
- * a while. A worker still running a task at its deadline is terminated and replaced — the only
- * way to stop a loop that never yields — and so is one that throws or runs out of its heap.
+ * short ones behind them. A burst of short tasks only queues: starting a worker costs more.
+ * Workers beyond the base size leave once idle for a while.
+ *
+ * A task's caller gets its timeout error at the deadline. Its worker then has STOP_GRACE_MS to
+ * give the task up on its own (the EVM stops a call at the deadline the task carries, see
+ * evm/execution-deadline.ts); one still running it after that is terminated and replaced — the
+ * only way to stop a loop that never yields — and so is one that throws or runs out of its
+ * heap. Keeping the worker matters: each new one is a fresh V8 isolate, tens of MiB of memory
+ * the process does not fully give back.
  *
  * A worker may hold up to `pipeline` tasks: while it runs one, the next ones are already in its
  * port, so it never idles waiting for the node to see a reply and post more (with short calls
@@ -63,6 +69,8 @@ interface Slot {
   retire: NodeJS.Timeout | undefined;
   /** False while its worker starts (it takes no task until it says it is ready). */
   ready: boolean;
+  /** Set while its task is past the deadline: the worker is terminated when this fires. */
+  overdue: NodeJS.Timeout | undefined;
 }
 
 const DEFAULT_HEAP_MIB = 512;
@@ -72,6 +80,8 @@ const RESTART_PAUSE_MS = 1000;
 const EXTRA_IDLE_MS = 60_000;
 /** A task running this long counts as long: if every worker runs one, tasks waiting get a new worker. */
 const LONG_TASK_MS = 200;
+/** How long past its task's deadline a worker may take to give the task up before it is terminated. */
+const STOP_GRACE_MS = 1000;
 
 /** The worker's source beside this file: `.js` when built, `.ts` when run from source under tsx. */
 const WORKER_URL = new URL(`./worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
@@ -109,6 +119,7 @@ export class WorkerPool {
   readonly #queue: Pending[] = [];
   #nextId = 1;
   #closed = false;
+  #started = 0;
   /** Armed while tasks wait: the one periodic check whether the pool should grow. */
   #growCheck: NodeJS.Timeout | undefined;
   readonly #readyWaiters: Array<() => void> = [];
@@ -140,13 +151,18 @@ export class WorkerPool {
     return this.#queue.length;
   }
 
+  /** Worker threads started since the pool was made: the base ones, growth and replacements. */
+  get started(): number {
+    return this.#started;
+  }
+
   /** Runs `body` on a worker within `deadline`; throws PoolFullError when the queue is full. */
   run(body: TaskBody, deadline: Deadline): Promise<unknown> {
     if (this.#closed) return Promise.reject(new Error('the node is shutting down'));
     const idle = this.#takerNow();
     if (idle === undefined && this.#queue.length >= this.#options.maxQueued) return Promise.reject(new PoolFullError(this.#queue.length));
     return new Promise((resolve, reject) => {
-      const task = { ...compactBytes(body), id: this.#nextId++ } as Task;
+      const task = { ...compactBytes(body), id: this.#nextId++, deadlineAt: Date.now() + deadline.ms } as Task;
       const timer = setTimeout(() => this.#expire(pending), deadline.ms);
       const pending: Pending = { task, deadline, resolve, reject, timer };
       if (idle) this.#start(idle, pending);
@@ -168,6 +184,7 @@ export class WorkerPool {
     for (const slot of this.#slots) {
       for (const pending of slot.inflight.splice(0)) this.#settle(pending, closing);
       clearTimeout(slot.retire);
+      clearTimeout(slot.overdue);
     }
     await Promise.all(this.#slots.map((slot) => slot.worker.terminate()));
   }
@@ -203,7 +220,7 @@ export class WorkerPool {
   }
 
   #addSlot(): Slot {
-    const slot: Slot = { worker: this.#spawn(), inflight: [], retire: undefined, ready: false };
+    const slot: Slot = { worker: this.#spawn(), inflight: [], retire: undefined, ready: false, overdue: undefined };
     this.#watch(slot);
     this.#slots.push(slot);
     return slot;
@@ -287,8 +304,9 @@ export class WorkerPool {
   }
 
   /**
-   * A task's deadline passed: drop it from the queue, or stop the worker running it. A task
-   * still waiting in a worker's port is only forgotten (its late answer is ignored).
+   * A task's deadline passed: drop it from the queue, or fail it and give the worker running it
+   * STOP_GRACE_MS to give it up. A task still waiting in a worker's port is only forgotten (its
+   * late answer is ignored).
    */
   #expire(pending: Pending): void {
     const queuedAt = this.#queue.indexOf(pending);
@@ -304,9 +322,20 @@ export class WorkerPool {
       slot.inflight.splice(slot.inflight.indexOf(pending), 1);
       return;
     }
-    slot.inflight.shift();
-    this.#requeue(slot);
-    this.#replace(slot);
+    // The tasks behind it go to other workers; the failed task stays at the head, so this
+    // worker takes nothing new until it answers it (the answer is dropped) or is terminated.
+    const behind = slot.inflight.splice(1);
+    for (const waiting of behind) waiting.startedAt = undefined;
+    this.#queue.unshift(...behind);
+    if (behind.length > 0) this.#watchQueue();
+    slot.overdue = setTimeout(() => {
+      slot.overdue = undefined;
+      if (slot.inflight[0] !== pending) return;
+      slot.inflight.shift();
+      this.#requeue(slot);
+      this.#replace(slot);
+    }, STOP_GRACE_MS);
+    slot.overdue.unref();
   }
 
   /** Puts the tasks waiting in a worker that is being replaced back at the head of the queue. */
@@ -323,6 +352,8 @@ export class WorkerPool {
    */
   #replace(slot: Slot, pauseMs = 0): void {
     stop(slot.worker);
+    clearTimeout(slot.overdue);
+    slot.overdue = undefined;
     slot.inflight.length = 0;
     if (this.#queue.length === 0 && this.#slots.length > this.#options.workers) {
       this.#slots.splice(this.#slots.indexOf(slot), 1);
@@ -339,6 +370,7 @@ export class WorkerPool {
   }
 
   #spawn(): Worker {
+    this.#started++;
     const heap = this.#options.heapMiB ?? DEFAULT_HEAP_MIB;
     const { entry, eval: isCode } = workerEntry();
     return new Worker(entry, { eval: isCode, workerData: this.#setup, resourceLimits: { maxOldGenerationSizeMb: heap } });
@@ -357,7 +389,12 @@ export class WorkerPool {
       const at = slot.inflight.findIndex((pending) => pending.task.id === reply.id);
       if (at >= 0) {
         const [pending] = slot.inflight.splice(at, 1);
-        this.#settle(pending!, reply.ok ? { value: reply.result } : errorOf(reply.failure));
+        if (at === 0 && slot.overdue !== undefined) {
+          clearTimeout(slot.overdue);
+          slot.overdue = undefined;
+        }
+        // The worker's own deadline error reads as the caller's timeout (the two clocks agree to a millisecond or so).
+        this.#settle(pending!, reply.ok ? { value: reply.result } : reply.failure.kind === 'deadline' ? pending!.deadline.error() : errorOf(reply.failure));
       }
       const head = slot.inflight[0];
       if (head !== undefined && head.startedAt === undefined) head.startedAt = performance.now();

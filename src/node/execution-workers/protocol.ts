@@ -12,6 +12,7 @@ import {
   type CallRequest,
   type StateOverrides,
 } from '../../evm/call.js';
+import { ExecutionDeadlineError } from '../../evm/execution-deadline.js';
 import type { SimulatePayload, SimulationBase } from '../../evm/simulate.js';
 import { SimulationError } from '../../evm/simulate.js';
 import type { DebugBackend } from '../../rpc/debug/index.js';
@@ -63,14 +64,15 @@ export type TaskBody =
     }
   | TraceCall;
 
-/** A task as posted: its body and an id the reply carries. */
-export type Task = TaskBody & { readonly id: number };
+/** A task as posted: its body, an id the reply carries, and the Date.now() time its answer is due. */
+export type Task = TaskBody & { readonly id: number; readonly deadlineAt: number };
 
 /** Why a task failed, as a clone can carry it. */
 export type TaskFailure =
   | { readonly kind: 'reverted'; readonly data: Uint8Array; readonly reason: string | undefined }
   | { readonly kind: 'failed'; readonly message: string }
   | { readonly kind: 'simulation'; readonly code: number; readonly message: string }
+  | { readonly kind: 'deadline' }
   | { readonly kind: 'error'; readonly message: string };
 
 /** A worker's answer to task `id`. */
@@ -111,6 +113,7 @@ export function failureOf(error: unknown): TaskFailure {
   if (error instanceof CallRevertedError) return { kind: 'reverted', data: compactBytes(error.data), reason: error.reason };
   if (error instanceof CallFailedError) return { kind: 'failed', message: error.message };
   if (error instanceof SimulationError) return { kind: 'simulation', code: error.code, message: error.message };
+  if (error instanceof ExecutionDeadlineError) return { kind: 'deadline' };
   return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
 }
 
@@ -123,6 +126,8 @@ export function errorOf(failure: TaskFailure): Error {
       return new CallFailedError(failure.message);
     case 'simulation':
       return new SimulationError(failure.code, failure.message);
+    case 'deadline':
+      return new ExecutionDeadlineError();
     case 'error':
       return new Error(failure.message);
   }

@@ -110,7 +110,7 @@ async function trace(call: TraceCall): Promise<unknown> {
 async function execute(task: Task): Promise<unknown> {
   if (task.kind === 'trace') return trace(task);
   const view = views.at(task.height);
-  const env = { common: app.common, vms, view, block: task.block, gasCap: setup.gasCap };
+  const env = { common: app.common, vms, view, block: task.block, gasCap: setup.gasCap, deadlineAt: task.deadlineAt };
   switch (task.kind) {
     case 'call':
       return compactBytes(await ethCall(env, task.request, task.overrides));
