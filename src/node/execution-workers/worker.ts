@@ -2,8 +2,9 @@
  * An execution worker: a thread of the node process with its own VMs that runs eth_call,
  * eth_estimateGas and debug_trace* on the node's SS and block store (borrowed through share
  * tokens, read directly), so that no request, however long, holds the thread that produces
- * blocks. The node terminates a worker whose task outruns its deadline; traces also keep
- * their own per-transaction deadlines here.
+ * blocks. A call's EVM stops at the deadline its task carries, so the worker serves on; the
+ * node terminates one that is still busy well past it. Traces keep their own per-transaction
+ * deadlines here.
  */
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
