@@ -45,6 +45,7 @@ interface PoolState {
   readonly running: number;
   readonly queued: number;
   readonly started: number;
+  readonly heap: { readonly usedBytes: number; readonly totalBytes: number; readonly externalBytes: number };
 }
 
 /** One node's metrics registry and the observers that feed it. */
@@ -83,6 +84,19 @@ export class NodeMetrics {
     poolGauge('strata_execution_workers', 'Execution worker threads running.', (p) => p.size);
     poolGauge('strata_execution_tasks_running', 'Calls or traces running on execution workers.', (p) => p.running);
     poolGauge('strata_execution_tasks_queued', 'Calls or traces waiting for an execution worker.', (p) => p.queued);
+    new Gauge({
+      name: 'strata_execution_worker_heap_bytes',
+      help: "V8 heap of a pool's workers, summed: used, total (reserved by the heaps), external (ArrayBuffers and native memory their objects own).",
+      labelNames: ['pool', 'kind'],
+      registers,
+      collect() {
+        for (const [pool, { heap }] of Object.entries(sources.pools)) {
+          this.set({ pool, kind: 'used' }, heap.usedBytes);
+          this.set({ pool, kind: 'total' }, heap.totalBytes);
+          this.set({ pool, kind: 'external' }, heap.externalBytes);
+        }
+      },
+    });
     const seenStarts = new Map<string, number>();
     new Counter({
       name: 'strata_execution_worker_starts_total',

@@ -34,6 +34,7 @@ t.test('/metrics of a running node', async (t) => {
     ['strata_execution_tasks_running', 'gauge'],
     ['strata_execution_tasks_queued', 'gauge'],
     ['strata_execution_worker_starts_total', 'counter'],
+    ['strata_execution_worker_heap_bytes', 'gauge'],
     ['strata_store_size_bytes', 'gauge'],
     ['strata_storage_memory_bytes', 'gauge'],
     ['strata_storage_memory_capacity_bytes', 'gauge'],
@@ -88,6 +89,17 @@ t.test('/metrics of a running node', async (t) => {
   for (const stage of ['execute', 'sc_commit', 'ss_apply']) {
     t.ok(value(second, 'strata_block_stage_duration_seconds_count', { stage }) >= 2, `${stage} timed per block`);
     t.ok(value(second, 'strata_block_stage_duration_seconds_sum', { stage }) > 0, `${stage} took time`);
+  }
+  // Each worker reports its V8 heap every few seconds; the gauge sums a pool's workers.
+  let heaps = second;
+  await waitUntil('the workers report their heaps', async () => {
+    heaps = parseExposition(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
+    return ['calls', 'traces'].every((pool) => value(heaps, 'strata_execution_worker_heap_bytes', { pool, kind: 'total' }) > 0);
+  });
+  for (const pool of ['calls', 'traces']) {
+    const [used, total] = ['used', 'total'].map((kind) => value(heaps, 'strata_execution_worker_heap_bytes', { pool, kind }));
+    t.ok(used! > 1024 * 1024 && used! <= total!, `${pool} workers' heaps: ${(used! / 2 ** 20).toFixed(1)} of ${(total! / 2 ** 20).toFixed(1)} MiB used`);
+    t.ok(value(heaps, 'strata_execution_worker_heap_bytes', { pool, kind: 'external' }) >= 0, `${pool} workers' external memory reported`);
   }
   t.equal(await run.stop(), 0);
 });

@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 import type { Logger } from '../../log/logger.js';
-import { WORKER_READY, compactBytes, errorOf, type Task, type TaskBody, type WorkerMessage, type WorkerSetup } from './protocol.js';
+import { WORKER_READY, compactBytes, errorOf, type Task, type TaskBody, type WorkerHeap, type WorkerMessage, type WorkerSetup } from './protocol.js';
 
 /** How many workers and how many tasks may wait. */
 export interface WorkerPoolOptions {
@@ -71,6 +71,8 @@ interface Slot {
   ready: boolean;
   /** Set while its task is past the deadline: the worker is terminated when this fires. */
   overdue: NodeJS.Timeout | undefined;
+  /** The worker's last heap report. */
+  heap: WorkerHeap | undefined;
 }
 
 const DEFAULT_HEAP_MIB = 512;
@@ -151,6 +153,18 @@ export class WorkerPool {
     return this.#queue.length;
   }
 
+  /** The V8 heaps of the running workers, summed from their last reports. */
+  get heap(): WorkerHeap {
+    const sum = { usedBytes: 0, totalBytes: 0, externalBytes: 0 };
+    for (const { heap } of this.#slots) {
+      if (heap === undefined) continue;
+      sum.usedBytes += heap.usedBytes;
+      sum.totalBytes += heap.totalBytes;
+      sum.externalBytes += heap.externalBytes;
+    }
+    return sum;
+  }
+
   /** Worker threads started since the pool was made: the base ones, growth and replacements. */
   get started(): number {
     return this.#started;
@@ -220,7 +234,7 @@ export class WorkerPool {
   }
 
   #addSlot(): Slot {
-    const slot: Slot = { worker: this.#spawn(), inflight: [], retire: undefined, ready: false, overdue: undefined };
+    const slot: Slot = { worker: this.#spawn(), inflight: [], retire: undefined, ready: false, overdue: undefined, heap: undefined };
     this.#watch(slot);
     this.#slots.push(slot);
     return slot;
@@ -354,6 +368,7 @@ export class WorkerPool {
     stop(slot.worker);
     clearTimeout(slot.overdue);
     slot.overdue = undefined;
+    slot.heap = undefined;
     slot.inflight.length = 0;
     if (this.#queue.length === 0 && this.#slots.length > this.#options.workers) {
       this.#slots.splice(this.#slots.indexOf(slot), 1);
@@ -380,6 +395,10 @@ export class WorkerPool {
     const worker = slot.worker;
     const startedAt = Date.now();
     worker.on('message', (reply: WorkerMessage) => {
+      if (typeof reply === 'object' && 'heap' in reply) {
+        slot.heap = reply.heap;
+        return;
+      }
       if (reply === WORKER_READY) {
         slot.ready = true;
         this.#next(slot);

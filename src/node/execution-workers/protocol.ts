@@ -106,7 +106,25 @@ export const WORKER_READY = 'ready';
  * Everything a worker posts. Each reply goes out as soon as its task is done: held back to
  * share a message with later ones, it would make the task look longer than it ran.
  */
-export type WorkerMessage = TaskReply | typeof WORKER_READY;
+export type WorkerMessage = TaskReply | typeof WORKER_READY | HeapReport;
+
+/** A worker's V8 heap, posted every HEAP_REPORT_MS: the node's own heap metrics cover its main thread only. */
+export interface HeapReport {
+  readonly heap: WorkerHeap;
+}
+
+/** Bytes of one worker's V8 heap. */
+export interface WorkerHeap {
+  /** Held by live and not yet collected objects. */
+  readonly usedBytes: number;
+  /** Reserved by the heap (what it occupies in the process). */
+  readonly totalBytes: number;
+  /** Outside the heap but owned by its objects (ArrayBuffers, native handles). */
+  readonly externalBytes: number;
+}
+
+/** How often a worker reports its heap. */
+export const HEAP_REPORT_MS = 5000;
 
 /** The failure `error` is, for the reply. */
 export function failureOf(error: unknown): TaskFailure {

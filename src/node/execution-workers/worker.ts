@@ -8,6 +8,7 @@
  */
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
+import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 
 import { ReplicaApp } from '../../app/index.js';
@@ -25,7 +26,7 @@ import { TraceService } from '../../trace/service/index.js';
 import { RawJson, encodeJson, type AsciiJsonParts } from '../../util/raw-json.js';
 import { NodeDebugBackend } from '../debug-backend.js';
 import { HeightViews } from './height-views.js';
-import { WORKER_READY, compactBytes, failureOf, type Task, type TaskReply, type TraceCall, type WorkerSetup } from './protocol.js';
+import { HEAP_REPORT_MS, WORKER_READY, compactBytes, failureOf, type Task, type TaskReply, type TraceCall, type WorkerSetup } from './protocol.js';
 
 /** Niceness of a worker thread: block production and the consensus RPC win the CPU from it. */
 const WORKER_NICENESS = 10;
@@ -123,6 +124,13 @@ async function execute(task: Task): Promise<unknown> {
       return compactBytes(await simulate(env, task.base, task.payload));
   }
 }
+
+/** Posts this worker's heap figures to the node. */
+function reportHeap(): void {
+  const stats = getHeapStatistics();
+  port!.postMessage({ heap: { usedBytes: stats.used_heap_size, totalBytes: stats.total_heap_size, externalBytes: stats.external_memory } });
+}
+setInterval(reportHeap, HEAP_REPORT_MS).unref();
 
 // A VM made now is one the first call does not wait for; then the pool may send tasks.
 void vms.run(app.storedView(0), async () => undefined).then(() => port.postMessage(WORKER_READY));
