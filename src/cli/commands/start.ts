@@ -5,6 +5,7 @@
  * An uncaught exception or unhandled rejection writes a crash report, then does the same.
  */
 import { Command, Option } from 'clipanion';
+import { boundHeapGrowth } from '../../node/heap-growth.js';
 import { StrataNode } from '../../node/node.js';
 import { defaultHome } from '../../node/home.js';
 
@@ -30,6 +31,7 @@ export class StartCommand extends Command {
   home = Option.String('--home', defaultHome(), { description: 'the node home (default ~/.strata)' });
 
   override async execute(): Promise<number> {
+    boundHeapGrowth();
     let node: StrataNode;
     try {
       node = await StrataNode.start(this.home);
