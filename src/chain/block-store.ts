@@ -282,7 +282,15 @@ export class BlockStore {
   /** Decoded logs of recently queried blocks, by height. */
   private readonly blockLogCache = new LRUCache<number, IndexedLog[]>({ maxSize: LOGS_KEPT, sizeCalculation: (logs) => Math.max(1, logs.length) });
 
-  private constructor(private readonly kv: PlainKv) {
+  /**
+   * @param attached a borrowed store of another thread: it reads blocks at heights its owner
+   * has already published, so it needs no visibility check (and its `latest` is only the
+   * height at attach time).
+   */
+  private constructor(
+    private readonly kv: PlainKv,
+    private readonly attached = false,
+  ) {
     const latest = kv.get(META_LATEST);
     const earliest = kv.get(META_EARLIEST);
     this.latest = latest ? readUint64Be(latest) : undefined;
@@ -299,7 +307,7 @@ export class BlockStore {
    * blocks by height or hash (its latest and earliest heights are those at attach time).
    */
   static attach(token: number): BlockStore {
-    return new BlockStore(PlainKv.attach(token));
+    return new BlockStore(PlainKv.attach(token), true);
   }
 
   /** A token with which another thread of this process reads this block store (attach()). */
@@ -434,16 +442,28 @@ export class BlockStore {
     return hash;
   }
 
+  /**
+   * Whether a block at `height` found through a hash is published. saveBlock's write becomes
+   * readable before it resolves and raises `latest`; until then a lookup by block or tx hash
+   * must not find the new block, or a client would be shown a receipt of a block that
+   * `latest` does not reach yet (and an eth_call at `latest` would miss its effects).
+   */
+  #published(height: number): boolean {
+    return this.attached || (this.latest !== undefined && height <= this.latest);
+  }
+
   /** The block with hash `hash`, or undefined. */
   blockByHash(hash: Uint8Array): ChainBlock | undefined {
-    const height = this.kv.get(key(P_HASH, hash));
-    return height ? this.blockByHeight(readUint64Be(height)) : undefined;
+    const height = this.heightOfHash(hash);
+    return height === undefined ? undefined : this.blockByHeight(height);
   }
 
   /** Height of the block with hash `hash`, or undefined. */
   heightOfHash(hash: Uint8Array): number | undefined {
-    const height = this.kv.get(key(P_HASH, hash));
-    return height ? readUint64Be(height) : undefined;
+    const stored = this.kv.get(key(P_HASH, hash));
+    if (!stored) return undefined;
+    const height = readUint64Be(stored);
+    return this.#published(height) ? height : undefined;
   }
 
   /** Where the tx with hash `hash` was included, with its raw bytes; undefined if unknown. */
@@ -451,6 +471,7 @@ export class BlockStore {
     const position = this.kv.get(key(P_TX, hash));
     if (!position) return undefined;
     const height = readUint64Be(position);
+    if (!this.#published(height)) return undefined;
     const index = position.readUInt32BE(8);
     const rawTx = this.blockByHeight(height)?.txs[index];
     if (!rawTx) throw new BlockStoreError(`tx index points at block ${height} position ${index}, which is missing; the block store is damaged`);
@@ -462,6 +483,7 @@ export class BlockStore {
     const [position, encoded] = this.kv.getMany([key(P_TX, hash), key(P_RECEIPT, hash)]);
     if (!position || !encoded) return undefined;
     const blockHeight = readUint64Be(position);
+    if (!this.#published(blockHeight)) return undefined;
     const txIndex = position.readUInt32BE(8);
     const block = this.blockByHeight(blockHeight);
     if (!block) throw new BlockStoreError(`receipt points at block ${blockHeight}, which is missing; the block store is damaged`);

@@ -217,3 +217,31 @@ t.test('logs a query remembers are forgotten with their blocks on a rollback', a
   t.same(after[0]!.txHash, txHash(replaced.txs[1]!));
   await store.close();
 });
+
+t.test('a block being saved is not found by its hash or its txs before it is the latest', async (t) => {
+  const store = await BlockStore.open(t.testdir());
+  let last = ZERO;
+  let early = 0;
+  let polls = 0;
+  for (let h = 1; h <= 60; h++) {
+    const tx = fakeTx();
+    const block = signedBlock(h, last, [tx]);
+    let saved = false;
+    const saving = store.saveBlock(block, [receipt()], []).then((hash) => {
+      saved = true;
+      return hash;
+    });
+    // Poll while the synced write is in flight: what a lookup by hash finds must never be
+    // above the latest height (the write lands before saveBlock resolves).
+    while (!saved) {
+      polls++;
+      const found = [store.receipt(txHash(tx))?.blockHeight, store.txByHash(txHash(tx))?.height, store.heightOfHash(blockHash(block.header))];
+      if (found.some((height) => height !== undefined && height > (store.latestHeight() ?? 0))) early++;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    last = await saving;
+    t.equal(store.receipt(txHash(tx))?.blockHeight, h, `block ${h}'s receipt is found once it is saved`);
+  }
+  t.equal(early, 0, `no receipt, tx or block hash was found above the latest height (${polls} lookups during 60 saves)`);
+  await store.close();
+});
