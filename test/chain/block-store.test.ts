@@ -220,7 +220,7 @@ t.test('logs a query remembers are forgotten with their blocks on a rollback', a
 
 t.test('a block being saved is not found by its hash or its txs before it is the latest', async (t) => {
   const store = await BlockStore.open(t.testdir());
-  let last = ZERO;
+  let last: Uint8Array = ZERO;
   let early = 0;
   let polls = 0;
   for (let h = 1; h <= 60; h++) {
