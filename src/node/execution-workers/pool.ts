@@ -338,10 +338,7 @@ export class WorkerPool {
     }
     // The tasks behind it go to other workers; the failed task stays at the head, so this
     // worker takes nothing new until it answers it (the answer is dropped) or is terminated.
-    const behind = slot.inflight.splice(1);
-    for (const waiting of behind) waiting.startedAt = undefined;
-    this.#queue.unshift(...behind);
-    if (behind.length > 0) this.#watchQueue();
+    this.#requeue(slot, 1);
     slot.overdue = setTimeout(() => {
       slot.overdue = undefined;
       if (slot.inflight[0] !== pending) return;
@@ -352,9 +349,9 @@ export class WorkerPool {
     slot.overdue.unref();
   }
 
-  /** Puts the tasks waiting in a worker that is being replaced back at the head of the queue. */
-  #requeue(slot: Slot): void {
-    const waiting = slot.inflight.splice(0);
+  /** Puts the tasks a worker holds from position `from` on back at the head of the queue. */
+  #requeue(slot: Slot, from = 0): void {
+    const waiting = slot.inflight.splice(from);
     for (const pending of waiting) pending.startedAt = undefined;
     this.#queue.unshift(...waiting);
     if (waiting.length > 0) this.#watchQueue();
