@@ -12,7 +12,8 @@
  *   (arrival of each block at an `eth_blockNumber` poll every 20 ms);
  * - `soakRpcP99Ms`: latency of the ordinary (non-hostile) requests, all kinds together;
  * - `soakRssGrowthMiB` ≤ 50 over 10 minutes: the node's VmRSS at the end of the load minus
- *   after the warm-up (the first minute; 25% of the run for runs under 2 minutes);
+ *   after the warm-up (the first minute; 25% of the run for runs under 2 minutes), with the
+ *   growth of each part the node's `/metrics` tells apart (memory-parts.ts);
  * - `soakErrors` = 0: transport errors, non-JSON answers, errors where success was expected,
  *   hostile requests that were not refused, transactions that never landed, a node crash.
  */
@@ -31,6 +32,7 @@ import { submitAndMine } from '../trace/submit.js';
 import { quantile } from '../trace/phase.js';
 import { watchBlocks, type BlockWatcher } from './blocks.js';
 import { HOSTILE_KINDS } from './hostile.js';
+import { partsGrowth, scrapeMemoryParts, type MemoryParts } from './memory-parts.js';
 import { DEFAULT_MIX, NORMAL_KINDS, runLoad, type Kind, type LoadLog, type SoakError, type SoakSender } from './workload.js';
 
 const EVM_CHAIN_ID = 713715;
@@ -164,6 +166,7 @@ async function main(): Promise<void> {
     const config = await loadConfig(home.home);
     const limits = { maxBodyBytes: config.app.evm.maxBodyBytes, maxBatchSize: config.app.evm.maxBatchSize };
     const timeoutCommitMs = config.node.consensus.timeoutCommit.toMilliseconds();
+    const metricsPort = config.node.instrumentation.prometheusListenAddr.port;
     // `--cpu-prof DIR` writes a V8 CPU profile of the node (every thread) into DIR when it stops.
     const cpuProf = values['cpu-prof'];
     // `--node-args "…"`: more Node.js/V8 flags for the node (e.g. `--trace-gc`), split on spaces.
@@ -188,6 +191,13 @@ async function main(): Promise<void> {
     };
     sample();
     sampler = setInterval(sample, RSS_SAMPLE_MS);
+    // The memory parts at the end of the warm-up, to set against those at the end.
+    const partsOf = async (): Promise<MemoryParts | undefined> => {
+      const now = rssOf(node.pid);
+      return now === null ? undefined : scrapeMemoryParts(metricsPort, now.mib).catch(() => undefined);
+    };
+    let warmParts: Promise<MemoryParts | undefined> = Promise.resolve(undefined);
+    const warmTimer = setTimeout(() => (warmParts = partsOf()), warmupMs);
     const follow = await watchBlocks(node.port);
     watcher = follow;
     const cpuBefore = cpuSnapshot([node.pid]);
@@ -212,6 +222,9 @@ async function main(): Promise<void> {
     const loadEnd = performance.now();
     sample();
     const rssEnd = rss.at(-1);
+    clearTimeout(warmTimer);
+    const [partsWarm, partsEnd] = [await warmParts, await partsOf()];
+    const partsGrew = partsWarm && partsEnd ? partsGrowth(partsWarm, partsEnd) : undefined;
     const cpuAfter = cpuSnapshot([node.pid]);
     const ownCpu = process.cpuUsage(ownCpuBefore);
 
@@ -280,6 +293,9 @@ async function main(): Promise<void> {
       // (memiavl snapshots), which the kernel can drop and which grow with the state itself.
       rssAnonGrowthMiB: num(warm && rssEnd ? rssEnd.anonMiB - warm.anonMiB : Number.NaN),
       rssFileGrowthMiB: num(warm && rssEnd ? rssEnd.fileMiB - warm.fileMiB : Number.NaN),
+      memoryAfterWarmupMiB: partsWarm,
+      memoryEndMiB: partsEnd,
+      soakRssGrowthByPartMiB: partsGrew,
       rssSamples: rss.map((r) => [Math.round(r.at / 1000), Math.round(r.mib), Math.round(r.anonMiB), Math.round(r.fileMiB)]),
       soakErrors: errors.length,
       soakErrorsByKind: byCategory,
@@ -320,6 +336,9 @@ async function main(): Promise<void> {
       table(kinds),
       '',
       `${blocks.blocks} blocks · RSS ${fmt(warm?.mib ?? Number.NaN)} MiB after ${warmupMs / 1000} s warm-up → ${fmt(rssEnd?.mib ?? Number.NaN)} MiB at the end (peak ${fmt(output.rssPeakMiB ?? Number.NaN)}) · foreign CPU ${foreign.toFixed(1)}% · load generator ${fmt(output.loadGeneratorCpuPercentOfCore ?? Number.NaN, 0)}% of a core`,
+      ...(partsGrew
+        ? [`RSS growth by part (MiB): ${Object.entries(partsGrew).filter(([k]) => k !== 'rss').map(([k, v]) => `${k} ${v >= 0 ? '+' : ''}${fmt(v)}`).join(' · ')}`]
+        : []),
       ...(errorLines.length ? ['unexpected outcomes:', ...errorLines, ...errors.slice(0, 5).map((e) => `  e.g. ${e.kind}/${e.category}: ${e.message}`)] : []),
     ].join('\n');
     emitReport(text, output, values.json);

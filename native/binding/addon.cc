@@ -9,6 +9,7 @@
 #include "memory_budget_binding.h"
 #include "mvcc_iterator_binding.h"
 #include "plain_kv_binding.h"
+#include "process_allocator_binding.h"
 #include "sender_recovery_binding.h"
 #include "state_store_binding.h"
 
@@ -24,6 +25,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   PlainKvBinding::Init(env, exports);
   MemoryBudgetBinding::Init(env, exports);
   InitSenderRecovery(env, exports);
+  InitProcessAllocator(env, exports);
   env.AddCleanupHook([open_stores] { CloseAll(*open_stores); });
   return exports;
 }

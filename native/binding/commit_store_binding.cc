@@ -73,6 +73,7 @@ void CommitStoreBinding::Init(Napi::Env env, Napi::Object exports) {
              InstanceMethod<&CommitStoreBinding::SnapshotVersions>("snapshotVersions"),
              InstanceMethod<&CommitStoreBinding::WaitForSnapshot>("waitForSnapshot"),
              InstanceMethod<&CommitStoreBinding::SnapshotStats>("snapshotStats"),
+             InstanceMethod<&CommitStoreBinding::TreeMemory>("treeMemory"),
          });
 }
 
@@ -265,6 +266,15 @@ Napi::Value CommitStoreBinding::SnapshotStats(const Napi::CallbackInfo& info) {
   Napi::Object out = Napi::Object::New(env);
   out.Set("bytes", Napi::Number::New(env, static_cast<double>(bytes)));
   out.Set("seconds", Napi::Number::New(env, seconds));
+  return out;
+}
+
+Napi::Value CommitStoreBinding::TreeMemory(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  sc::CommitStore& s = store(env);
+  const auto stores = Translate(env, [&] { return s.TreeMemoryBytes(); });
+  Napi::Object out = Napi::Object::New(env);
+  for (const auto& [name, bytes] : stores) out.Set(name, Napi::Number::New(env, static_cast<double>(bytes)));
   return out;
 }
 

@@ -51,6 +51,8 @@ class CommitStoreBinding : public StoreBinding<CommitStoreBinding, sc::CommitSto
   Napi::Value SnapshotVersions(const Napi::CallbackInfo& info);
   Napi::Value WaitForSnapshot(const Napi::CallbackInfo& info);
   Napi::Value SnapshotStats(const Napi::CallbackInfo& info);
+  /// treeMemory(): { [store]: bytes of its memiavl nodes in memory }.
+  Napi::Value TreeMemory(const Napi::CallbackInfo& info);
   /// Runs `fn` on the pool; the promise resolves to the commit result it returns.
   Napi::Value QueueResult(Napi::Env env, std::function<sc::CommitResult(sc::CommitStore&)> fn);
 };

@@ -301,6 +301,30 @@ TEST(IavlTree, RemovingEveryKeyEmptiesTheTree) {
   EXPECT_EQ(tree.RootHash(), LeafHash("again", "v", 3));
 }
 
+// MemoryBytes counts node storage and the keys and values too long to sit inside a node,
+// and recycled nodes do not count twice.
+TEST(IavlTree, MemoryBytesCountsNodesAndLongBytes) {
+  IavlTree empty;
+  EXPECT_EQ(empty.MemoryBytes(), 0u);
+  IavlTree short_keys, long_keys;
+  const std::string pad(300, 'x');  // longer than a recycled node keeps
+  for (int i = 0; i < 1000; ++i) {
+    short_keys.Set("key" + std::to_string(i), "v");
+    long_keys.Set("key" + std::to_string(i) + pad, "v");
+  }
+  EXPECT_GT(short_keys.MemoryBytes(), 1000u * 64);  // 1,999 nodes of more than 64 bytes each
+  // Every leaf holds its long key, and every inner node the key it routes by.
+  EXPECT_GE(long_keys.MemoryBytes() - short_keys.MemoryBytes(), 1999u * 300);
+  const uint64_t before = long_keys.MemoryBytes();
+  for (int round = 0; round < 5; ++round) {
+    for (int i = 0; i < 1000; ++i) long_keys.Set("key" + std::to_string(i) + pad, "w" + std::to_string(round));
+    long_keys.SaveVersion();
+  }
+  EXPECT_EQ(long_keys.MemoryBytes(), before) << "rewriting values reuses the same nodes";
+  for (int i = 0; i < 1000; ++i) long_keys.Remove("key" + std::to_string(i) + pad);
+  EXPECT_LE(long_keys.MemoryBytes(), short_keys.MemoryBytes()) << "removed nodes give up their long keys";
+}
+
 TEST(IavlTree, MoveTransfersTheTree) {
   IavlTree tree;
   tree.Set("a", "1");

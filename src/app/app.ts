@@ -231,6 +231,12 @@ export class App implements AppReader {
     return Math.max(earliest, this.genesis.initial_height);
   }
 
+  /** Bytes of memiavl tree nodes in memory per Cosmos store (they stay until the next SC snapshot). */
+  commitTreeMemory(): Record<string, number> {
+    this.#live();
+    return this.#sc.treeMemory();
+  }
+
   /**
    * Stages the genesis state when nothing is committed yet and returns the app hash block
    * `initial_height` must carry; once blocks exist it returns the last app hash. `state`

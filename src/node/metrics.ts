@@ -4,7 +4,7 @@
  * time; histograms are fed by the app (block timings) and the JSON-RPC dispatcher (calls).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { MemoryBudgetUsage } from '../store/index.js';
+import type { MallocUsage, MemoryBudgetUsage } from '../store/index.js';
 import { StoreSizes } from './metrics-store-sizes.js';
 
 /** Buckets (seconds) of the block-stage histograms: a block takes milliseconds to seconds. */
@@ -37,6 +37,10 @@ export interface NodeMetricSources {
   dataDir: string;
   /** The RocksDB memory budget every store shares (`[storage]`). */
   storageMemory(): MemoryBudgetUsage;
+  /** Bytes of memiavl tree nodes in memory, per Cosmos store. */
+  commitTreeMemory(): Record<string, number>;
+  /** What the C heap (malloc) holds. */
+  nativeHeap(): MallocUsage;
 }
 
 /** What the metrics read from an execution worker pool. */
@@ -130,6 +134,35 @@ export class NodeMetrics {
       block_cache: u.blockCacheCapacity,
       memtables: u.writeBufferCapacity,
     }));
+    new Gauge({
+      name: 'strata_commit_tree_memory_bytes',
+      help: 'memiavl tree nodes in memory per store: written since the last SC snapshot or loaded from it on first touch (freed when the next snapshot replaces the trees).',
+      labelNames: ['store'],
+      registers,
+      collect() {
+        for (const [store, bytes] of Object.entries(sources.commitTreeMemory())) this.set({ store }, bytes);
+      },
+    });
+    new Gauge({
+      name: 'strata_native_heap_bytes',
+      help: 'The C heap (glibc malloc) of the whole process: in_use (allocated), free (held in its arenas, not in use), mmapped (large allocations on their own).',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        const heap = sources.nativeHeap();
+        this.set({ kind: 'in_use' }, heap.inUseBytes);
+        this.set({ kind: 'free' }, heap.freeBytes);
+        this.set({ kind: 'mmapped' }, heap.mmappedBytes);
+      },
+    });
+    new Gauge({
+      name: 'strata_native_heap_arenas',
+      help: 'Arenas glibc malloc has made (each thread that allocates may get one; the node caps them, MALLOC_ARENA_MAX overrides).',
+      registers,
+      collect() {
+        this.set(sources.nativeHeap().arenas);
+      },
+    });
     const sizes = new StoreSizes(sources.dataDir);
     new Gauge({
       name: 'strata_store_size_bytes',

@@ -120,6 +120,7 @@ export interface NativeCommitStore {
   snapshotVersions(): number[];
   waitForSnapshot(): Promise<void>;
   snapshotStats(): { bytes: number; seconds: number };
+  treeMemory(): Record<string, number>;
   exportSnapshot(path: string): Promise<NativeSnapshotStats>;
   close(): Promise<void>;
 }
@@ -151,7 +152,24 @@ export interface NativeSenderRecovery {
   readonly threads: number;
 }
 
+/** What glibc's malloc holds (native/include/strata/process_allocator.h). */
+export interface MallocUsage {
+  /** Bytes of the arenas' heaps. */
+  arenaBytes: number;
+  /** Bytes of large allocations malloc mmapped on their own. */
+  mmappedBytes: number;
+  /** Bytes allocated and not yet freed. */
+  inUseBytes: number;
+  /** Bytes free inside the arenas, still held by the process. */
+  freeBytes: number;
+  /** Arenas malloc has made so far. */
+  arenas: number;
+}
+
 interface NativeModule {
+  /** Caps malloc's arenas unless MALLOC_ARENA_MAX is set; returns the cap in effect (0: glibc's default). */
+  limitMallocArenas(max: number): number;
+  mallocUsage(): MallocUsage;
   NativeMemoryBudget: new (sizes: { blockCacheBytes: number; writeBufferBytes: number }) => NativeMemoryBudget;
   /** A pool of `threads` native threads (0: one per core), joined when the object is collected. */
   NativeSenderRecovery: new (threads?: number) => NativeSenderRecovery;

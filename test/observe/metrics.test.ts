@@ -38,6 +38,9 @@ t.test('/metrics of a running node', async (t) => {
     ['strata_store_size_bytes', 'gauge'],
     ['strata_storage_memory_bytes', 'gauge'],
     ['strata_storage_memory_capacity_bytes', 'gauge'],
+    ['strata_commit_tree_memory_bytes', 'gauge'],
+    ['strata_native_heap_bytes', 'gauge'],
+    ['strata_native_heap_arenas', 'gauge'],
     ['strata_block_stage_duration_seconds', 'histogram'],
     ['strata_rpc_requests_total', 'counter'],
     ['strata_rpc_request_duration_seconds', 'histogram'],
@@ -61,6 +64,10 @@ t.test('/metrics of a running node', async (t) => {
   t.equal(value(first, 'strata_storage_memory_capacity_bytes', { kind: 'memtables' }), 64 * 1024 * 1024, 'write-buffer-size-mb = 64');
   t.ok(value(first, 'strata_storage_memory_bytes', { kind: 'memtables' }) > 0, 'the stores\' memtables are counted in the budget');
   t.ok(value(first, 'strata_storage_memory_bytes', { kind: 'block_cache' }) >= 0, 'the block cache is reported');
+  t.ok(value(first, 'strata_commit_tree_memory_bytes', { store: 'bank' }) > 0, 'the bank tree (genesis balances) is counted in memory');
+  t.ok(value(first, 'strata_native_heap_bytes', { kind: 'in_use' }) > 1024 * 1024, 'the C heap in use is reported');
+  t.ok(value(first, 'strata_native_heap_bytes', { kind: 'free' }) >= 0, 'the C heap held free is reported');
+  t.ok(value(first, 'strata_native_heap_arenas') >= 1, 'malloc\'s arenas are counted');
 
   // Blocks are produced: the height grows and each block stage is timed.
   const h0 = value(first, 'strata_block_height');
@@ -106,7 +113,9 @@ t.test('/metrics of a running node', async (t) => {
 
 t.test('two nodes in one process keep separate registries', async (t) => {
   const sources = { height: () => 1, lag: () => 0, peers: () => 0, mempoolSize: () => 0, mempoolCapacity: 10, pools: {}, dataDir: '/nonexistent',
-    storageMemory: () => ({ blockCacheBytes: 0, blockCachePinnedBytes: 0, memtableBytes: 0, blockCacheCapacity: 1, writeBufferCapacity: 1 }) };
+    storageMemory: () => ({ blockCacheBytes: 0, blockCachePinnedBytes: 0, memtableBytes: 0, blockCacheCapacity: 1, writeBufferCapacity: 1 }),
+    commitTreeMemory: () => ({}),
+    nativeHeap: () => ({ arenaBytes: 0, mmappedBytes: 0, inUseBytes: 0, freeBytes: 0, arenas: 1 }) };
   const a = new NodeMetrics(sources);
   const b = new NodeMetrics({ ...sources, height: () => 2 });
   a.observeRpc('eth_call', 0.01, true);

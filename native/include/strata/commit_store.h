@@ -68,6 +68,9 @@ class CommitStore {
   void WaitForSnapshot();
   /// Bytes and seconds of memiavl's last finished snapshot.
   std::pair<uint64_t, double> LastSnapshotStats() const;
+  /// Bytes of memiavl tree nodes held in memory per store: written since the last snapshot or
+  /// loaded from it on first touch, until the next snapshot replaces the trees.
+  std::vector<std::pair<std::string, uint64_t>> TreeMemoryBytes() const;
   /// Closes both stores; idempotent.
   void Close();
 

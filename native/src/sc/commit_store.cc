@@ -313,6 +313,12 @@ std::pair<uint64_t, double> CommitStore::LastSnapshotStats() const {
   return impl_->memiavl->LastSnapshotStats();
 }
 
+std::vector<std::pair<std::string, uint64_t>> CommitStore::TreeMemoryBytes() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->CheckOpen();
+  return impl_->memiavl->TreeMemoryBytes();
+}
+
 void CommitStore::Close() {
   std::lock_guard<std::mutex> lock(impl_->mu);
   if (impl_->closed) return;

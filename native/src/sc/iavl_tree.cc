@@ -37,6 +37,8 @@ class SmallBytes {
   }
   void assign(std::string_view bytes) { assign(bytes.data(), bytes.size()); }
   std::string_view view() const { return {size_ <= kInline ? inline_ : heap_.get(), size_}; }
+  /// Bytes of the heap buffer (0 while the bytes fit inline).
+  size_t heap_capacity() const { return capacity_; }
   operator std::string_view() const { return view(); }
   /// Empties the bytes; a large heap buffer is released rather than pinned by a recycled node.
   void Reset(size_t keep_capacity) {
@@ -98,13 +100,26 @@ class IavlTree::NodePool {
 
   void Release(Node* node) {
     // Keep small buffers for reuse, but do not let a recycled node pin a large one.
+    heap_bytes_ -= node->key.heap_capacity() + node->value.heap_capacity();
     node->key.Reset(kKeepCapacity);
     node->value.Reset(kKeepCapacity);
+    heap_bytes_ += node->key.heap_capacity() + node->value.heap_capacity();
     node->right = nullptr;
     node->lazy = false;
     node->left = free_;
     free_ = node;
   }
+
+  /// Sets `bytes` (a node's key or value), counting a heap buffer it grows.
+  void Assign(SmallBytes& bytes, std::string_view data) {
+    const size_t before = bytes.heap_capacity();
+    bytes.assign(data);
+    heap_bytes_ += bytes.heap_capacity() - before;
+  }
+
+  /// Bytes held: every chunk of nodes, free ones included, and the keys and values too long
+  /// to sit inline.
+  uint64_t MemoryBytes() const { return chunks_.size() * kChunkNodes * sizeof(Node) + heap_bytes_; }
 
  private:
   static constexpr size_t kChunkNodes = 4096;
@@ -113,6 +128,7 @@ class IavlTree::NodePool {
   std::vector<std::unique_ptr<Node[]>> chunks_;
   size_t next_ = kChunkNodes;
   Node* free_ = nullptr;  // linked through `left`
+  uint64_t heap_bytes_ = 0;
 };
 
 // What Delete hands back one level up.
@@ -270,9 +286,9 @@ void IavlTree::LoadChildren(Node* node) const {
 IavlTree::Node* IavlTree::LoadLeaf(uint32_t index) const {
   const SnapshotLeaf rec = snapshot_->Leaf(index);
   Node* leaf = pool_->Allocate();
-  leaf->key.assign(rec.key.data(), rec.key.size());
+  pool_->Assign(leaf->key, rec.key);
   leaf->prefix = KeyPrefix(rec.key);
-  leaf->value.assign(rec.value.data(), rec.value.size());
+  pool_->Assign(leaf->value, rec.value);
   leaf->left = leaf->right = nullptr;
   leaf->version = rec.version;
   leaf->size = 1;
@@ -291,7 +307,7 @@ IavlTree::Node* IavlTree::LoadBranch(uint32_t index, uint32_t leaf_start) const 
   }
   Node* node = pool_->Allocate();
   const std::string_view key = snapshot_->LeafKey(rec.key_leaf);
-  node->key.assign(key.data(), key.size());
+  pool_->Assign(node->key, key);
   node->prefix = KeyPrefix(key);
   node->left = node->right = nullptr;
   node->version = rec.version;
@@ -357,9 +373,9 @@ IavlTree& IavlTree::operator=(IavlTree&& other) noexcept {
 
 IavlTree::Node* IavlTree::NewLeaf(std::string_view key, std::string_view value) {
   Node* leaf = pool_->Allocate();
-  leaf->key.assign(key.data(), key.size());
+  pool_->Assign(leaf->key, key);
   leaf->prefix = KeyPrefix(key);
-  leaf->value.assign(value.data(), value.size());
+  pool_->Assign(leaf->value, value);
   leaf->left = leaf->right = nullptr;
   leaf->size = 1;
   leaf->height = 0;
@@ -370,7 +386,7 @@ IavlTree::Node* IavlTree::NewLeaf(std::string_view key, std::string_view value) 
 // A new inner node over two leaves; it routes by its right leaf's key.
 IavlTree::Node* IavlTree::NewInner(Node* left, Node* right) {
   Node* inner = pool_->Allocate();
-  inner->key.assign(right->key.view());
+  pool_->Assign(inner->key, right->key.view());
   inner->prefix = right->prefix;
   inner->left = left;
   inner->right = right;
@@ -451,7 +467,7 @@ IavlTree::Node* IavlTree::Insert(Node* node, const Probe& key, std::string_view 
     if (key.Matches(node)) {
       // Rewritten in place; equivalent to IAVL's fresh leaf (same key, new value, new version).
       *replaced = true;
-      node->value.assign(value.data(), value.size());
+      pool_->Assign(node->value, value);
       Touch(node);
       return node;
     }
@@ -510,7 +526,7 @@ IavlTree::Removal IavlTree::DeleteRight(Node* node, const Probe& key) {
   }
   node->right = child.node;
   if (child.new_key) {
-    node->key.assign(*child.new_key);
+    pool_->Assign(node->key, *child.new_key);
     node->prefix = KeyPrefix(node->key);
   }
   return {Refit(node), std::nullopt, true};
@@ -535,6 +551,8 @@ std::optional<std::string> IavlTree::Get(std::string_view key) const {
 bool IavlTree::Has(std::string_view key) const { return FindLeaf(key) != nullptr; }
 
 int64_t IavlTree::Size() const { return root_ == nullptr ? 0 : root_->size; }
+
+uint64_t IavlTree::MemoryBytes() const { return pool_->MemoryBytes(); }
 
 int IavlTree::Height() const { return root_ == nullptr ? 0 : root_->height; }
 

@@ -121,6 +121,10 @@ class IavlTree {
   /// Height of the root (0 for a single leaf or an empty tree).
   int Height() const;
 
+  /// Bytes of the nodes held in memory: those written since the snapshot and those loaded
+  /// from it on first touch, with their keys and values.
+  uint64_t MemoryBytes() const;
+
   /// Root hash of the working tree (EmptyTreeHash() when empty); hashes dirty nodes.
   Sha256Digest RootHash() const;
 

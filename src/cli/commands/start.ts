@@ -6,6 +6,7 @@
  */
 import { Command, Option } from 'clipanion';
 import { boundHeapGrowth } from '../../node/heap-growth.js';
+import { limitNativeArenas } from '../../node/malloc-arenas.js';
 import { StrataNode } from '../../node/node.js';
 import { defaultHome } from '../../node/home.js';
 
@@ -32,6 +33,7 @@ export class StartCommand extends Command {
 
   override async execute(): Promise<number> {
     boundHeapGrowth();
+    limitNativeArenas();
     let node: StrataNode;
     try {
       node = await StrataNode.start(this.home);

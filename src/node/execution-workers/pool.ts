@@ -76,6 +76,13 @@ interface Slot {
 }
 
 const DEFAULT_HEAP_MIB = 512;
+/**
+ * Each worker's young generation (V8's nursery; its two semi-spaces are a third each). V8's
+ * default lets every isolate's nursery grow to 48 MiB under a high allocation rate, which a
+ * pool of several workers pays for each of them; the objects of a call or a trace die young,
+ * so a small nursery collects them just as well.
+ */
+const YOUNG_GENERATION_MIB = 12;
 /** A worker that dies this soon after it started is restarted only after a pause. */
 const RESTART_PAUSE_MS = 1000;
 /** How long a worker beyond the base size stays idle before it leaves. */
@@ -385,7 +392,7 @@ export class WorkerPool {
     this.#started++;
     const heap = this.#options.heapMiB ?? DEFAULT_HEAP_MIB;
     const { entry, eval: isCode } = workerEntry();
-    return new Worker(entry, { eval: isCode, workerData: this.#setup, resourceLimits: { maxOldGenerationSizeMb: heap } });
+    return new Worker(entry, { eval: isCode, workerData: this.#setup, resourceLimits: { maxOldGenerationSizeMb: heap, maxYoungGenerationSizeMb: YOUNG_GENERATION_MIB } });
   }
 
   #watch(slot: Slot): void {

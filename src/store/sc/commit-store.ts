@@ -219,6 +219,11 @@ export class CommitStore {
     return callSync(() => this.native.snapshotStats());
   }
 
+  /** Bytes of memiavl tree nodes in memory per Cosmos store (written since the last snapshot, or loaded from it on first touch). */
+  treeMemory(): Record<string, number> {
+    return callSync(() => this.native.treeMemory());
+  }
+
   /** Closes both stores (waits for a running commit or snapshot). Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;

@@ -529,6 +529,13 @@ std::vector<std::string> MemIavlDb::StoreNames() const {
   return names;
 }
 
+std::vector<std::pair<std::string, uint64_t>> MemIavlDb::TreeMemoryBytes() const {
+  CheckOpen();
+  std::vector<std::pair<std::string, uint64_t>> bytes;
+  for (const auto& [name, tree] : trees_->by_name) bytes.emplace_back(name, tree.MemoryBytes());
+  return bytes;
+}
+
 std::vector<StoreInfo> MemIavlDb::WorkingCommitInfo() {
   CheckOpen();
   std::vector<StoreInfo> infos;

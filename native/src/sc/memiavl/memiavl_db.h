@@ -81,6 +81,8 @@ class MemIavlDb {
   const IavlTree* Tree(std::string_view store) const;
   /// Names of every store, sorted.
   std::vector<std::string> StoreNames() const;
+  /// Bytes each store's live tree holds in memory (IavlTree::MemoryBytes), by name.
+  std::vector<std::pair<std::string, uint64_t>> TreeMemoryBytes() const;
 
   /// Rolls the committed state back to `target` (Version() ≥ target ≥ the oldest version a
   /// snapshot plus the changelog still covers), discarding later versions on disk: the

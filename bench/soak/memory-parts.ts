@@ -1,0 +1,60 @@
+/**
+ * Where the node's resident memory sits, read from its own `/metrics` next to its VmRSS, so a
+ * soak can say which part grew: the V8 heaps (main thread, execution workers), memiavl's trees
+ * (state held until the next SC snapshot), RocksDB's budgeted block cache and memtables, the
+ * rest of the C heap in use, what malloc holds free, and what none of these cover (thread
+ * stacks, code, mapped files).
+ */
+
+/** One reading of the parts, MiB. */
+export interface MemoryParts {
+  rss: number;
+  v8Main: number;
+  v8Workers: number;
+  commitTrees: number;
+  rocksdbCaches: number;
+  nativeOtherInUse: number;
+  nativeFree: number;
+  unattributed: number;
+}
+
+const MIB = 1024 * 1024;
+const SAMPLE = /^(\w+)(?:\{([^}]*)\})? (\S+)$/;
+const LABEL = /(\w+)="([^"]*)"/g;
+
+/** Sums the samples of `name` whose labels include `match`. */
+function sum(samples: ReadonlyArray<[string, Record<string, string>, number]>, name: string, match: Record<string, string> = {}): number {
+  let total = 0;
+  for (const [n, labels, value] of samples) {
+    if (n === name && Object.entries(match).every(([k, v]) => labels[k] === v)) total += value;
+  }
+  return total;
+}
+
+/** The parts of the node's memory now: `/metrics` on `port`, with `rssMiB` read at the same moment. */
+export async function scrapeMemoryParts(port: number, rssMiB: number): Promise<MemoryParts> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const samples: Array<[string, Record<string, string>, number]> = [];
+  for (const line of text.split('\n')) {
+    const m = SAMPLE.exec(line);
+    if (m) samples.push([m[1]!, Object.fromEntries([...(m[2] ?? '').matchAll(LABEL)].map((l) => [l[1]!, l[2]!])), Number(m[3])]);
+  }
+  const mib = (bytes: number) => bytes / MIB;
+  const commitTrees = mib(sum(samples, 'strata_commit_tree_memory_bytes'));
+  const rocksdbCaches = mib(sum(samples, 'strata_storage_memory_bytes', { kind: 'block_cache' }) + sum(samples, 'strata_storage_memory_bytes', { kind: 'memtables' }));
+  const parts = {
+    v8Main: mib(sum(samples, 'nodejs_heap_size_total_bytes')),
+    v8Workers: mib(sum(samples, 'strata_execution_worker_heap_bytes', { kind: 'total' })),
+    commitTrees,
+    rocksdbCaches,
+    nativeOtherInUse: mib(sum(samples, 'strata_native_heap_bytes', { kind: 'in_use' })) - commitTrees - rocksdbCaches,
+    nativeFree: mib(sum(samples, 'strata_native_heap_bytes', { kind: 'free' })),
+  };
+  const attributed = Object.values(parts).reduce((a, b) => a + b, 0);
+  return { rss: rssMiB, ...parts, unattributed: rssMiB - attributed };
+}
+
+/** Each part's growth from `before` to `after`, MiB, rounded to 0.1. */
+export function partsGrowth(before: MemoryParts, after: MemoryParts): MemoryParts {
+  return Object.fromEntries(Object.keys(after).map((k) => [k, Math.round((after[k as keyof MemoryParts] - before[k as keyof MemoryParts]) * 10) / 10])) as unknown as MemoryParts;
+}

@@ -1,0 +1,33 @@
+#include "process_allocator_binding.h"
+
+#include "strata/process_allocator.h"
+
+namespace strata::binding {
+namespace {
+
+Napi::Value LimitMallocArenasJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsNumber()) throw Napi::TypeError::New(env, "limitMallocArenas(max) needs a number");
+  return Napi::Number::New(env, LimitMallocArenas(info[0].As<Napi::Number>().Int32Value()));
+}
+
+Napi::Value MallocUsageJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const MallocUsage usage = ReadMallocUsage();
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("arenaBytes", Napi::Number::New(env, static_cast<double>(usage.arena_bytes)));
+  out.Set("mmappedBytes", Napi::Number::New(env, static_cast<double>(usage.mmapped_bytes)));
+  out.Set("inUseBytes", Napi::Number::New(env, static_cast<double>(usage.in_use_bytes)));
+  out.Set("freeBytes", Napi::Number::New(env, static_cast<double>(usage.free_bytes)));
+  out.Set("arenas", Napi::Number::New(env, usage.arenas));
+  return out;
+}
+
+}  // namespace
+
+void InitProcessAllocator(Napi::Env env, Napi::Object exports) {
+  exports.Set("limitMallocArenas", Napi::Function::New<LimitMallocArenasJs>(env, "limitMallocArenas"));
+  exports.Set("mallocUsage", Napi::Function::New<MallocUsageJs>(env, "mallocUsage"));
+}
+
+}  // namespace strata::binding

@@ -1,0 +1,30 @@
+// The process's C heap (glibc malloc): how many arenas it may use and what it holds.
+#pragma once
+
+#include <cstdint>
+
+namespace strata {
+
+/// What malloc holds, from mallinfo2().
+struct MallocUsage {
+  /// Bytes of the arenas' heaps (main heap and the other arenas' mmapped heaps).
+  uint64_t arena_bytes = 0;
+  /// Bytes of chunks malloc mmapped on their own (large allocations).
+  uint64_t mmapped_bytes = 0;
+  /// Bytes handed out and not yet freed, across all arenas and mmapped chunks.
+  uint64_t in_use_bytes = 0;
+  /// Bytes free inside the arenas: held by the process, not in use (fragmentation and slack).
+  uint64_t free_bytes = 0;
+  /// Arenas malloc has made so far (the main one included).
+  uint32_t arenas = 0;
+};
+
+/// Reads malloc's statistics (walks every arena; cheap enough for a metrics scrape).
+MallocUsage ReadMallocUsage();
+
+/// Caps malloc's arenas at `max` (glibc's M_ARENA_MAX), unless the environment sets
+/// MALLOC_ARENA_MAX, which wins. Returns the cap in effect afterwards (0: glibc's default of
+/// eight per core). Arenas created before the call stay.
+int LimitMallocArenas(int max);
+
+}  // namespace strata

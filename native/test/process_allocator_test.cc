@@ -1,0 +1,43 @@
+// Tests of the process allocator controls: malloc's usage moves with allocations, and the
+// arena cap yields to an operator's MALLOC_ARENA_MAX.
+#include "strata/process_allocator.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+namespace strata {
+namespace {
+
+TEST(ProcessAllocator, UsageCountsLiveAllocations) {
+  const MallocUsage before = ReadMallocUsage();
+  constexpr size_t kBlocks = 1000, kBlockBytes = 16 << 10;  // 16 MB in arena-sized pieces
+  auto blocks = std::make_unique<std::unique_ptr<char[]>[]>(kBlocks);
+  for (size_t i = 0; i < kBlocks; ++i) {
+    blocks[i] = std::make_unique<char[]>(kBlockBytes);
+    std::memset(blocks[i].get(), 1, kBlockBytes);
+  }
+  const MallocUsage during = ReadMallocUsage();
+  EXPECT_GE(during.in_use_bytes, before.in_use_bytes + kBlocks * kBlockBytes);
+  EXPECT_GE(during.arena_bytes + during.mmapped_bytes, during.in_use_bytes - during.mmapped_bytes);
+  blocks.reset();
+  EXPECT_LT(ReadMallocUsage().in_use_bytes, during.in_use_bytes - kBlocks * kBlockBytes / 2);
+}
+
+TEST(ProcessAllocator, CountsArenas) {
+  EXPECT_GE(ReadMallocUsage().arenas, 1u) << "the main arena at least";
+}
+
+TEST(ProcessAllocator, ArenaCapYieldsToTheEnvironment) {
+  ::unsetenv("MALLOC_ARENA_MAX");
+  EXPECT_EQ(LimitMallocArenas(2), 2);
+  EXPECT_EQ(LimitMallocArenas(0), 0) << "no cap asked, none set";
+  ::setenv("MALLOC_ARENA_MAX", "3", 1);
+  EXPECT_EQ(LimitMallocArenas(2), 3) << "the operator's value stays in force";
+  ::unsetenv("MALLOC_ARENA_MAX");
+}
+
+}  // namespace
+}  // namespace strata
