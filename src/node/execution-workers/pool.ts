@@ -41,6 +41,8 @@ export interface WorkerPoolOptions {
   readonly pipeline?: number;
   /** Old-generation heap of each worker in MiB: a task that allocates more kills only its worker. */
   readonly heapMiB?: number;
+  /** Young generation (V8's nursery) of each worker in MiB; V8's default lets it grow to 48 MiB. */
+  readonly youngGenerationMiB?: number;
   readonly logger: Logger;
 }
 
@@ -76,13 +78,6 @@ interface Slot {
 }
 
 const DEFAULT_HEAP_MIB = 512;
-/**
- * Each worker's young generation (V8's nursery; its two semi-spaces are a third each). V8's
- * default lets every isolate's nursery grow to 48 MiB under a high allocation rate, which a
- * pool of several workers pays for each of them; the objects of a call or a trace die young,
- * so a small nursery collects them just as well.
- */
-const YOUNG_GENERATION_MIB = 12;
 /** A worker that dies this soon after it started is restarted only after a pause. */
 const RESTART_PAUSE_MS = 1000;
 /** How long a worker beyond the base size stays idle before it leaves. */
@@ -390,9 +385,10 @@ export class WorkerPool {
 
   #spawn(): Worker {
     this.#started++;
-    const heap = this.#options.heapMiB ?? DEFAULT_HEAP_MIB;
+    const { heapMiB = DEFAULT_HEAP_MIB, youngGenerationMiB } = this.#options;
     const { entry, eval: isCode } = workerEntry();
-    return new Worker(entry, { eval: isCode, workerData: this.#setup, resourceLimits: { maxOldGenerationSizeMb: heap, maxYoungGenerationSizeMb: YOUNG_GENERATION_MIB } });
+    const resourceLimits = { maxOldGenerationSizeMb: heapMiB, ...(youngGenerationMiB ? { maxYoungGenerationSizeMb: youngGenerationMiB } : {}) };
+    return new Worker(entry, { eval: isCode, workerData: this.#setup, resourceLimits });
   }
 
   #watch(slot: Slot): void {
