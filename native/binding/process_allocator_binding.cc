@@ -19,15 +19,17 @@ Napi::Value MallocUsageJs(const Napi::CallbackInfo& info) {
   out.Set("mmappedBytes", Napi::Number::New(env, static_cast<double>(usage.mmapped_bytes)));
   out.Set("inUseBytes", Napi::Number::New(env, static_cast<double>(usage.in_use_bytes)));
   out.Set("freeBytes", Napi::Number::New(env, static_cast<double>(usage.free_bytes)));
-  out.Set("arenas", Napi::Number::New(env, usage.arenas));
   return out;
 }
+
+Napi::Value MallocArenasJs(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), CountMallocArenas()); }
 
 }  // namespace
 
 void InitProcessAllocator(Napi::Env env, Napi::Object exports) {
   exports.Set("limitMallocArenas", Napi::Function::New<LimitMallocArenasJs>(env, "limitMallocArenas"));
   exports.Set("mallocUsage", Napi::Function::New<MallocUsageJs>(env, "mallocUsage"));
+  exports.Set("mallocArenas", Napi::Function::New<MallocArenasJs>(env, "mallocArenas"));
 }
 
 }  // namespace strata::binding

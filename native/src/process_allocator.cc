@@ -8,10 +8,8 @@
 
 namespace strata {
 
-namespace {
-
 // glibc reports its arenas only in malloc_info's XML: one <heap nr="…"> element each.
-uint32_t CountArenas() {
+uint32_t CountMallocArenas() {
   char* text = nullptr;
   size_t size = 0;
   FILE* out = open_memstream(&text, &size);
@@ -27,8 +25,6 @@ uint32_t CountArenas() {
   return arenas;
 }
 
-}  // namespace
-
 MallocUsage ReadMallocUsage() {
   const struct mallinfo2 info = mallinfo2();
   MallocUsage usage;
@@ -36,7 +32,6 @@ MallocUsage ReadMallocUsage() {
   usage.mmapped_bytes = info.hblkhd;
   usage.in_use_bytes = info.uordblks + info.hblkhd;
   usage.free_bytes = info.fordblks;
-  usage.arenas = CountArenas();
   return usage;
 }
 

@@ -41,6 +41,8 @@ export interface NodeMetricSources {
   commitTreeMemory(): Record<string, number>;
   /** What the C heap (malloc) holds. */
   nativeHeap(): MallocUsage;
+  /** Arenas malloc has made. */
+  nativeHeapArenas(): number;
 }
 
 /** What the metrics read from an execution worker pool. */
@@ -114,53 +116,47 @@ export class NodeMetrics {
         }
       },
     });
-    const memoryGauge = (name: string, help: string, read: (usage: MemoryBudgetUsage) => Record<string, number>): void => {
+    // A gauge whose one label takes the keys `read` returns at each scrape.
+    const labelledGauge = (name: string, help: string, label: string, read: () => Record<string, number>): void => {
       new Gauge({
         name,
         help,
-        labelNames: ['kind'],
+        labelNames: [label],
         registers,
         collect() {
-          for (const [kind, bytes] of Object.entries(read(sources.storageMemory()))) this.set({ kind }, bytes);
+          for (const [value, amount] of Object.entries(read())) this.set({ [label]: value }, amount);
         },
       });
     };
-    memoryGauge('strata_storage_memory_bytes', 'RocksDB memory of all stores: block_cache (pinned included), block_cache_pinned, memtables.', (u) => ({
-      block_cache: u.blockCacheBytes,
-      block_cache_pinned: u.blockCachePinnedBytes,
-      memtables: u.memtableBytes,
-    }));
-    memoryGauge('strata_storage_memory_capacity_bytes', 'The [storage] budget: block_cache (block-cache-size-mb), memtables (write-buffer-size-mb).', (u) => ({
-      block_cache: u.blockCacheCapacity,
-      memtables: u.writeBufferCapacity,
-    }));
-    new Gauge({
-      name: 'strata_commit_tree_memory_bytes',
-      help: 'memiavl tree nodes in memory per store: written since the last SC snapshot or loaded from it on first touch (freed when the next snapshot replaces the trees).',
-      labelNames: ['store'],
-      registers,
-      collect() {
-        for (const [store, bytes] of Object.entries(sources.commitTreeMemory())) this.set({ store }, bytes);
-      },
+    labelledGauge('strata_storage_memory_bytes', 'RocksDB memory of all stores: block_cache (pinned included), block_cache_pinned, memtables.', 'kind', () => {
+      const u = sources.storageMemory();
+      return { block_cache: u.blockCacheBytes, block_cache_pinned: u.blockCachePinnedBytes, memtables: u.memtableBytes };
     });
-    new Gauge({
-      name: 'strata_native_heap_bytes',
-      help: 'The C heap (glibc malloc) of the whole process: in_use (allocated), free (held in its arenas, not in use), mmapped (large allocations on their own).',
-      labelNames: ['kind'],
-      registers,
-      collect() {
+    labelledGauge('strata_storage_memory_capacity_bytes', 'The [storage] budget: block_cache (block-cache-size-mb), memtables (write-buffer-size-mb).', 'kind', () => {
+      const u = sources.storageMemory();
+      return { block_cache: u.blockCacheCapacity, memtables: u.writeBufferCapacity };
+    });
+    labelledGauge(
+      'strata_commit_tree_memory_bytes',
+      'memiavl tree nodes in memory per store: written since the last SC snapshot or loaded from it on first touch (freed when the next snapshot replaces the trees).',
+      'store',
+      () => sources.commitTreeMemory(),
+    );
+    labelledGauge(
+      'strata_native_heap_bytes',
+      'The C heap (glibc malloc) of the whole process: in_use (allocated), free (held in its arenas, not in use), mmapped (large allocations on their own).',
+      'kind',
+      () => {
         const heap = sources.nativeHeap();
-        this.set({ kind: 'in_use' }, heap.inUseBytes);
-        this.set({ kind: 'free' }, heap.freeBytes);
-        this.set({ kind: 'mmapped' }, heap.mmappedBytes);
+        return { in_use: heap.inUseBytes, free: heap.freeBytes, mmapped: heap.mmappedBytes };
       },
-    });
+    );
     new Gauge({
       name: 'strata_native_heap_arenas',
       help: 'Arenas glibc malloc has made (each thread that allocates may get one; the node caps them, MALLOC_ARENA_MAX overrides).',
       registers,
       collect() {
-        this.set(sources.nativeHeap().arenas);
+        this.set(sources.nativeHeapArenas());
       },
     });
     const sizes = new StoreSizes(sources.dataDir);

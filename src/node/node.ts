@@ -40,7 +40,7 @@ import { stateSyncAtStart } from './state-sync.js';
 import { WorkerCallExecutor, WorkerDebugBackend, WorkerPool } from './execution-workers/index.js';
 import { ChainProvider } from '../provider/index.js';
 import { bytesHex, plainHex } from '../util/hex.js';
-import { mallocUsage, snapshotsDir } from '../store/index.js';
+import { mallocArenas, mallocUsage, snapshotsDir } from '../store/index.js';
 import { traceLimitsOf } from '../trace/index.js';
 import { importedNextBaseFee } from './imported-fees.js';
 import { recoveryClock } from '../evm/recovery-clock.js';
@@ -345,6 +345,7 @@ export class StrataNode {
         storageMemory: () => memoryBudget.usage(),
         commitTreeMemory: () => app.commitTreeMemory(),
         nativeHeap: mallocUsage,
+        nativeHeapArenas: mallocArenas,
       });
       const stageTimes = new BlockStageTimes(nodeMetrics);
       app.observeBlockStages((stage, seconds) => stageTimes.record(stage, seconds));

@@ -162,14 +162,13 @@ export interface MallocUsage {
   inUseBytes: number;
   /** Bytes free inside the arenas, still held by the process. */
   freeBytes: number;
-  /** Arenas malloc has made so far. */
-  arenas: number;
 }
 
 interface NativeModule {
   /** Caps malloc's arenas unless MALLOC_ARENA_MAX is set; returns the cap in effect (0: glibc's default). */
   limitMallocArenas(max: number): number;
   mallocUsage(): MallocUsage;
+  mallocArenas(): number;
   NativeMemoryBudget: new (sizes: { blockCacheBytes: number; writeBufferBytes: number }) => NativeMemoryBudget;
   /** A pool of `threads` native threads (0: one per core), joined when the object is collected. */
   NativeSenderRecovery: new (threads?: number) => NativeSenderRecovery;

@@ -15,3 +15,8 @@ export function limitMallocArenas(max: number): number {
 export function mallocUsage(): MallocUsage {
   return native.mallocUsage();
 }
+
+/** Arenas malloc has made so far, the main one included. */
+export function mallocArenas(): number {
+  return native.mallocArenas();
+}

@@ -14,10 +14,10 @@ const ARENAS = fileURLToPath(new URL('../../src/node/malloc-arenas.ts', import.m
 const STORE = fileURLToPath(new URL('../../src/store/index.ts', import.meta.url));
 
 const child = (limit: boolean) => `
-  const { mallocUsage } = await import(${JSON.stringify(STORE)});
+  const { mallocArenas } = await import(${JSON.stringify(STORE)});
   const { limitNativeArenas } = await import(${JSON.stringify(ARENAS)});
   const cap = ${limit ? 'limitNativeArenas()' : '0'};
-  const before = mallocUsage().arenas;
+  const before = mallocArenas();
   const { Worker } = await import('node:worker_threads');
   const code = "const a = []; for (let i = 0; i < 2000; i++) a.push(new Uint8Array(1024 + i)); import('node:worker_threads').then((w) => w.parentPort.postMessage(a.length));";
   await Promise.all(Array.from({ length: 6 }, () => new Promise((resolve, reject) => {
@@ -25,7 +25,7 @@ const child = (limit: boolean) => `
     w.once('message', () => w.terminate().then(resolve));
     w.once('error', reject);
   })));
-  console.log(JSON.stringify({ cap, before, after: mallocUsage().arenas }));
+  console.log(JSON.stringify({ cap, before, after: mallocArenas() }));
 `;
 
 function run(limit: boolean, env: NodeJS.ProcessEnv = {}): { cap: number; before: number; after: number } {

@@ -115,7 +115,8 @@ t.test('two nodes in one process keep separate registries', async (t) => {
   const sources = { height: () => 1, lag: () => 0, peers: () => 0, mempoolSize: () => 0, mempoolCapacity: 10, pools: {}, dataDir: '/nonexistent',
     storageMemory: () => ({ blockCacheBytes: 0, blockCachePinnedBytes: 0, memtableBytes: 0, blockCacheCapacity: 1, writeBufferCapacity: 1 }),
     commitTreeMemory: () => ({}),
-    nativeHeap: () => ({ arenaBytes: 0, mmappedBytes: 0, inUseBytes: 0, freeBytes: 0, arenas: 1 }) };
+    nativeHeap: () => ({ arenaBytes: 0, mmappedBytes: 0, inUseBytes: 0, freeBytes: 0 }),
+    nativeHeapArenas: () => 1 };
   const a = new NodeMetrics(sources);
   const b = new NodeMetrics({ ...sources, height: () => 2 });
   a.observeRpc('eth_call', 0.01, true);

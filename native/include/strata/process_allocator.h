@@ -15,12 +15,13 @@ struct MallocUsage {
   uint64_t in_use_bytes = 0;
   /// Bytes free inside the arenas: held by the process, not in use (fragmentation and slack).
   uint64_t free_bytes = 0;
-  /// Arenas malloc has made so far (the main one included).
-  uint32_t arenas = 0;
 };
 
 /// Reads malloc's statistics (walks every arena; cheap enough for a metrics scrape).
 MallocUsage ReadMallocUsage();
+
+/// Arenas malloc has made so far, the main one included (from malloc_info's report).
+uint32_t CountMallocArenas();
 
 /// Caps malloc's arenas at `max` (glibc's M_ARENA_MAX), unless the environment sets
 /// MALLOC_ARENA_MAX, which wins. Returns the cap in effect afterwards (0: glibc's default of
