@@ -4,7 +4,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string_view>
+
+#include <unistd.h>
 
 namespace strata {
 
@@ -42,6 +45,26 @@ int LimitMallocArenas(int max) {
   }
   if (max < 1) return 0;
   return mallopt(M_ARENA_MAX, max) == 1 ? max : 0;
+}
+
+namespace {
+
+// Resident pages from /proc/self/statm (its second field); 0 when it cannot be read.
+uint64_t ResidentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t size = 0;
+  uint64_t resident = 0;
+  if (!(statm >> size >> resident)) return 0;
+  return resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+}  // namespace
+
+uint64_t TrimMalloc() {
+  const uint64_t before = ResidentBytes();
+  malloc_trim(0);
+  const uint64_t after = ResidentBytes();
+  return before > after ? before - after : 0;
 }
 
 }  // namespace strata

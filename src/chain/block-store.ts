@@ -139,10 +139,27 @@ function key(prefix: number, suffix: Uint8Array): Buffer {
 /** Block hashes BlockStore.hashAt remembers: the BLOCKHASH window. */
 const HASHES_KEPT = 256;
 /**
- * Decoded logs the store remembers, counted in logs: indexers ask for the same recent ranges
+ * Decoded logs the store remembers, in estimated bytes: indexers ask for the same recent ranges
  * again and again, and a block's logs never change while it is stored (a rollback forgets them).
+ * Bytes, not a count, because one log's data may be large. 32 MiB holds about 8,000 ERC-20
+ * Transfer logs.
  */
-const LOGS_KEPT = 65_536;
+const LOG_CACHE_BYTES = 32 * 1024 * 1024;
+/**
+ * What one cached log costs beyond its bytes: the decoded object and its buffers here, and the
+ * JSON-RPC form the RPC layer keeps alongside it. A heap snapshot under ERC-20 load put a
+ * Transfer log (3 topics, 32 bytes of data) at about 4 KB in all.
+ */
+const LOG_OVERHEAD_BYTES = 3584;
+/** Each byte of a log's topics and data is held about five times: raw, as hex, and serialised. */
+const LOG_BYTE_COPIES = 5;
+
+/** The estimated memory of a block's cached logs. */
+function cachedLogsBytes(logs: readonly IndexedLog[]): number {
+  let bytes = 1;
+  for (const log of logs) bytes += LOG_OVERHEAD_BYTES + LOG_BYTE_COPIES * (log.data.length + 32 * log.topics.length);
+  return bytes;
+}
 
 function heightKey(prefix: number, height: number): Buffer {
   return key(prefix, uint64Be(height));
@@ -280,7 +297,7 @@ export class BlockStore {
   /** Hashes of recently asked heights (BLOCKHASH asks the same 256 again and again). */
   private readonly hashes = new LRUCache<number, Buffer>({ max: HASHES_KEPT });
   /** Decoded logs of recently queried blocks, by height. */
-  private readonly blockLogCache = new LRUCache<number, IndexedLog[]>({ maxSize: LOGS_KEPT, sizeCalculation: (logs) => Math.max(1, logs.length) });
+  private readonly blockLogCache = new LRUCache<number, IndexedLog[]>({ maxSize: LOG_CACHE_BYTES, sizeCalculation: cachedLogsBytes });
 
   /**
    * @param attached a borrowed store of another thread: it reads blocks at heights its owner

@@ -58,6 +58,7 @@ interface PoolState {
 export class NodeMetrics {
   readonly registry = new Registry();
   readonly #blockStage: Histogram<'stage'>;
+  readonly #heapTrimmed: Counter;
   /** Label children bound once, so admission observes without building a label object per transaction. */
   readonly #admissionRecover: Histogram.Internal<'stage'>;
   readonly #admissionChecks: Histogram.Internal<'stage'>;
@@ -159,6 +160,11 @@ export class NodeMetrics {
         this.set(sources.nativeHeapArenas());
       },
     });
+    this.#heapTrimmed = new Counter({
+      name: 'strata_native_heap_trimmed_bytes_total',
+      help: 'Resident bytes the periodic trims of the C heap handed back to the system (pages malloc held free).',
+      registers,
+    });
     const sizes = new StoreSizes(sources.dataDir);
     new Gauge({
       name: 'strata_store_size_bytes',
@@ -218,6 +224,11 @@ export class NodeMetrics {
   observeAdmission(recoverSeconds: number, checksSeconds: number): void {
     this.#admissionRecover.observe(recoverSeconds);
     this.#admissionChecks.observe(checksSeconds);
+  }
+
+  /** Records one trim of the C heap: how far it lowered the resident size, bytes. */
+  observeNativeHeapTrim(releasedBytes: number): void {
+    this.#heapTrimmed.inc(releasedBytes);
   }
 
   /** Records one JSON-RPC call; `method` is undefined for a method the node does not serve. */

@@ -41,6 +41,7 @@ import { WorkerCallExecutor, WorkerDebugBackend, WorkerPool } from './execution-
 import { ChainProvider } from '../provider/index.js';
 import { bytesHex, plainHex } from '../util/hex.js';
 import { mallocArenas, mallocUsage, snapshotsDir } from '../store/index.js';
+import { NATIVE_HEAP_TRIM_MS, NativeHeapTrimmer } from './native-heap-trim.js';
 import { traceLimitsOf } from '../trace/index.js';
 import { importedNextBaseFee } from './imported-fees.js';
 import { recoveryClock } from '../evm/recovery-clock.js';
@@ -427,6 +428,8 @@ export class StrataNode {
       };
       const snapshots = startSnapshotScheduler(app, store, paths.data, config.app.stateSync, logger);
       closers.unshift(() => snapshots.close());
+      const heapTrimmer = new NativeHeapTrimmer(NATIVE_HEAP_TRIM_MS, (bytes) => nodeMetrics.observeNativeHeapTrim(bytes));
+      closers.unshift(() => heapTrimmer.stop());
       // The peer layer: block serving, and block sync on every node that is not the validator.
       const network = nodeKeyFile
         ? await NodeNetwork.start({

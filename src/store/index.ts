@@ -32,7 +32,7 @@ export { SplitSafetyCheckError, type SideVersions } from './split-checks.js';
 export { PruningManager, type PruningOptions, type Prunable } from './pruning-manager.js';
 export * from './sc/index.js';
 export { createMemoryBudget, type MemoryBudget, type MemoryBudgetSizes, type MemoryBudgetUsage } from './memory-budget.js';
-export { limitMallocArenas, mallocArenas, mallocUsage, type MallocUsage } from './process-allocator.js';
+export { limitMallocArenas, mallocArenas, mallocUsage, trimMalloc, type MallocUsage } from './process-allocator.js';
 export { PlainKv, prefixEnd, type PlainKvEntry, type PlainKvOp, type PlainKvOptions, type PlainKvRange } from './plain-kv.js';
 export * from './snapshots/index.js';
 export { SenderRecovery, sharedSenderRecovery, packRecoveryItems, RECOVERY_ITEM_BYTES, type RecoveryItem, type RecoveredSenders } from './sender-recovery.js';

@@ -169,6 +169,8 @@ interface NativeModule {
   limitMallocArenas(max: number): number;
   mallocUsage(): MallocUsage;
   mallocArenas(): number;
+  /** Returns free arena pages to the system on the libuv pool; resolves to the fall in resident bytes. */
+  trimMalloc(): Promise<number>;
   NativeMemoryBudget: new (sizes: { blockCacheBytes: number; writeBufferBytes: number }) => NativeMemoryBudget;
   /** A pool of `threads` native threads (0: one per core), joined when the object is collected. */
   NativeSenderRecovery: new (threads?: number) => NativeSenderRecovery;

@@ -20,3 +20,8 @@ export function mallocUsage(): MallocUsage {
 export function mallocArenas(): number {
   return native.mallocArenas();
 }
+
+/** Hands free arena pages back to the system off the calling thread; resolves to how far the resident size fell, in bytes. */
+export function trimMalloc(): Promise<number> {
+  return native.trimMalloc();
+}

@@ -218,6 +218,25 @@ t.test('logs a query remembers are forgotten with their blocks on a rollback', a
   await store.close();
 });
 
+t.test('the logs a query remembers are bounded in bytes, not only in count', async (t) => {
+  const store = await BlockStore.open(t.testdir());
+  // 40 blocks with one 1 MiB log each: 40 MiB of raw data, past the cache's budget.
+  let last: Buffer = ZERO;
+  for (let h = 1; h <= 40; h++) {
+    const block = signedBlock(h, last, [fakeTx()]);
+    const big = { address: address(1), topics: [topic(h)], data: Buffer.alloc(1024 * 1024, h) };
+    last = await store.saveBlock(block, [receipt([big])], [{ validatorAddress: PROPOSER, timestampMs: block.header.timeMs, signature: block.signature }]);
+  }
+  const first = store.logs({ fromBlock: 1, toBlock: 40 });
+  t.equal(first.length, 40);
+  const again = store.logs({ fromBlock: 1, toBlock: 40 });
+  t.same(again, first, 'the same logs either way');
+  const remembered = again.filter((log, i) => log === first[i]).map((log) => log.blockHeight);
+  t.ok(remembered.length > 0 && remembered.length < 40, `only some blocks' logs are remembered (${remembered.length} of 40)`);
+  t.same(remembered, Array.from({ length: remembered.length }, (_, i) => 41 - remembered.length + i), 'the most recently read ones');
+  await store.close();
+});
+
 t.test('a block being saved is not found by its hash or its txs before it is the latest', async (t) => {
   const store = await BlockStore.open(t.testdir());
   let last: Uint8Array = ZERO;

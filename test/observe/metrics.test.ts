@@ -41,6 +41,7 @@ t.test('/metrics of a running node', async (t) => {
     ['strata_commit_tree_memory_bytes', 'gauge'],
     ['strata_native_heap_bytes', 'gauge'],
     ['strata_native_heap_arenas', 'gauge'],
+    ['strata_native_heap_trimmed_bytes_total', 'counter'],
     ['strata_block_stage_duration_seconds', 'histogram'],
     ['strata_rpc_requests_total', 'counter'],
     ['strata_rpc_request_duration_seconds', 'histogram'],
@@ -68,6 +69,7 @@ t.test('/metrics of a running node', async (t) => {
   t.ok(value(first, 'strata_native_heap_bytes', { kind: 'in_use' }) > 1024 * 1024, 'the C heap in use is reported');
   t.ok(value(first, 'strata_native_heap_bytes', { kind: 'free' }) >= 0, 'the C heap held free is reported');
   t.ok(value(first, 'strata_native_heap_arenas') >= 1, 'malloc\'s arenas are counted');
+  t.ok(value(first, 'strata_native_heap_trimmed_bytes_total') >= 0, 'the bytes the C heap\'s trims handed back are counted');
 
   // Blocks are produced: the height grows and each block stage is timed.
   const h0 = value(first, 'strata_block_height');

@@ -28,4 +28,9 @@ uint32_t CountMallocArenas();
 /// eight per core). Arenas created before the call stay.
 int LimitMallocArenas(int max);
 
+/// Hands the pages of free arena memory back to the system (glibc's malloc_trim), which
+/// malloc otherwise keeps after a burst of allocations. Returns how much the process's
+/// resident size fell meanwhile, in bytes (0 if it did not; other threads keep allocating).
+uint64_t TrimMalloc();
+
 }  // namespace strata
