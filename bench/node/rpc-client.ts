@@ -21,6 +21,14 @@ export class RpcCallError extends Error {
  */
 const guardedSockets = new WeakSet<Socket>();
 
+/**
+ * How long a kept-alive socket may sit idle before the client closes it: under the node's
+ * 10 s keep-alive timeout, so a request never goes out on a socket the server is closing at
+ * that moment (which the client would see as ECONNRESET). The agent only ends sockets that
+ * are idle; a request in flight is not timed by it.
+ */
+const IDLE_SOCKET_MS = 5_000;
+
 /** JSON-RPC calls to one HTTP endpoint on at most `connections` keep-alive sockets. */
 export class RpcClient {
   readonly #agent: Agent;
@@ -30,7 +38,7 @@ export class RpcClient {
     readonly port: number,
     connections = 8,
   ) {
-    this.#agent = new Agent({ keepAlive: true, maxSockets: connections });
+    this.#agent = new Agent({ keepAlive: true, maxSockets: connections, timeout: IDLE_SOCKET_MS });
   }
 
   /** Calls `method` and resolves with its result. */

@@ -12,7 +12,7 @@ import { runTx, type RunTxResult } from '@ethereumjs/vm';
 
 import { evmBlock } from './block-context.js';
 import { CallFailedError, applyOverrides, callGas, hasFees, messageTx, refusalMessage, type CallEnvironment, type CallRequest, type StateOverrides } from './call.js';
-import { keccak256 } from './crypto.js';
+import { keccak256 } from '../util/keccak.js';
 import { checksumAddress } from '../util/keccak.js';
 import { gethMessageError } from './errors.js';
 import { ExecutionDeadlineError } from './execution-deadline.js';

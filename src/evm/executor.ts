@@ -11,7 +11,7 @@ import type { Address } from '@ethereumjs/util';
 import type { NamedChangeset } from '../store/index.js';
 import { evmBlock, type BlockContext } from './block-context.js';
 import { NO_BLOCK_HASHES, blockHashChain, type BlockHashLookup } from './block-hashes.js';
-import { keccak256 } from './crypto.js';
+import { keccak256 } from '../util/keccak.js';
 import { BlockGasLimitReachedError, TxExecutionFailedError, TxRejectedError } from './errors.js';
 import { TRANSFER_GAS, applyPlainTransfer, isPlainTransfer, precompileSet } from './plain-transfer.js';
 import { vmCommon } from './common.js';

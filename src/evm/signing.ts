@@ -11,7 +11,8 @@ import { Capability, type TypedTransaction } from '@ethereumjs/tx';
 import { SECP256K1_ORDER_DIV_2, bigIntToBytes, bigIntToUnpaddedBytes, setLengthLeft } from '@ethereumjs/util';
 
 import type { RecoveryItem } from '../store/index.js';
-import { keccak256, recoveryId } from './crypto.js';
+import { keccak256 } from '../util/keccak.js';
+import { recoveryId } from './crypto.js';
 
 /** Offset and total length (header included) of the RLP item at `at`. */
 function rlpItem(raw: Uint8Array, at: number): { header: number; length: number } {

@@ -17,7 +17,7 @@ import { coinbaseOf, evmBlock, type BlockContext, type BlockOverrides } from './
 import { applyOverrides, messageTx, refusalMessage, type CallEnvironment, type CallRequest, type StateOverrides } from './call.js';
 import { vmCommon } from './common.js';
 import { ExecutionDeadlineError, executionDeadlineOf, setExecutionDeadline } from './execution-deadline.js';
-import { keccak256 } from './crypto.js';
+import { keccak256 } from '../util/keccak.js';
 import { gethMessageError } from './errors.js';
 import { gethEvmOptions } from './returndata-bounds.js';
 import { revertReason as revertReasonOf } from './revert-reason.js';

@@ -8,7 +8,7 @@ import { Account, Address, KECCAK256_NULL } from '@ethereumjs/util';
 
 import type { NamedChangeset } from '../store/index.js';
 import type { CodeCache } from './code-cache.js';
-import { keccak256 } from './crypto.js';
+import { keccak256 } from '../util/keccak.js';
 import {
   BANK_STORE,
   EVM_STORE,

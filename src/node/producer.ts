@@ -13,7 +13,7 @@ import type { BlockStore } from '../chain/block-store.js';
 import type { BlockSigner } from '../chain/keys.js';
 import type { Mempool } from '../chain/mempool.js';
 import { removeProposal, writeProposal, type Proposal } from '../chain/proposal.js';
-import { keccak256 } from '../evm/crypto.js';
+import { keccak256 } from '../util/keccak.js';
 import type { ExecutedTx } from '../evm/executor.js';
 import type { Logger } from '../log/logger.js';
 import type { BlockStageTimes } from './block-stage-times.js';

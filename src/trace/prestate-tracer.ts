@@ -3,7 +3,7 @@ import { generateAddress, generateAddress2, createAddressFromString } from '@eth
 
 import { TracerConfigError } from './errors.js';
 import { booleanOption, type TracerConfig } from './config.js';
-import { keccak256 } from '../evm/crypto.js';
+import { keccak256 } from '../util/keccak.js';
 import { bytesHex, memorySlice, minimalBytes, quantity, word, wordAddress } from './hex.js';
 import type { Hex, JsonValue, OpcodeStep, StateReader, Tracer, TxEnd, TxStart } from './types.js';
 

@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 
-import { keccak256 } from '../../src/evm/crypto.js';
+import { keccak256 } from '../../src/util/keccak.js';
 import { bytes, header, hex, openApp, signTx, tempDir, testGenesis, testKey } from '../fixtures/chain.js';
 import { stateOf } from '../helpers/state.js';
 

@@ -10,7 +10,7 @@ import { encodeDeployData, encodeFunctionData } from 'viem';
 import type { App, CallBlock } from '../../src/app/index.js';
 import { CallRevertedError } from '../../src/evm/call.js';
 import { CodeCache } from '../../src/evm/code-cache.js';
-import { keccak256 } from '../../src/evm/crypto.js';
+import { keccak256 } from '../../src/util/keccak.js';
 import { jumpAnalysisCached } from '../../src/evm/jump-analysis-cache.js';
 import { encodeUint } from '../../src/evm/keys.js';
 import { TOKEN, bytes, header, openApp, signTx, tempDir, testGenesis, testKey } from '../fixtures/chain.js';

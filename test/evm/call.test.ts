@@ -9,7 +9,7 @@ import { decodeFunctionResult, encodeDeployData, encodeFunctionData } from 'viem
 import { App } from '../../src/app/index.js';
 import { CallFailedError, CallRevertedError } from '../../src/evm/call.js';
 import { revertReason as decodeRevertReason } from '../../src/evm/revert-reason.js';
-import { keccak256 } from '../../src/evm/crypto.js';
+import { keccak256 } from '../../src/util/keccak.js';
 import { encodeUint } from '../../src/evm/keys.js';
 import { ETHER, GWEI, TOKEN, bytes, header, hex, openApp, signTx, tempDir, testGenesis, testKey } from '../fixtures/chain.js';
 import { stateOf } from '../helpers/state.js';

@@ -8,7 +8,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { decodeFunctionResult, encodeDeployData, encodeEventTopics, encodeFunctionData } from 'viem';
 
 import type { ExecutedTx, SkippedTx } from '../../src/evm/executor.js';
-import { keccak256 } from '../../src/evm/crypto.js';
+import { keccak256 } from '../../src/util/keccak.js';
 import { decodeUint } from '../../src/evm/keys.js';
 import { BASE_FEE, CHAIN_ID, ETHER, GWEI, TOKEN, bytes, header, hex, openApp, signTx, tempDir, testGenesis, testKey, transfer } from '../fixtures/chain.js';
 import { stateOf } from '../helpers/state.js';

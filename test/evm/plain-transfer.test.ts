@@ -12,7 +12,7 @@ import { Address } from '@ethereumjs/util';
 import { createChainCommon } from '../../src/evm/common.js';
 import { executeBlockTxs, type BlockExecution } from '../../src/evm/executor.js';
 import { BANK_STORE, EVM_STORE, balanceKey, codeHashKey, codeKey, encodeUint, nonceKey } from '../../src/evm/keys.js';
-import { keccak256 } from '../../src/evm/crypto.js';
+import { keccak256 } from '../../src/util/keccak.js';
 import type { StateView } from '../../src/evm/state-manager.js';
 import { CHAIN_ID, GWEI, ETHER, signTx, testKey, type TestKey } from '../fixtures/chain.js';
 

@@ -5,7 +5,8 @@
  */
 import { Common, Hardfork, createCommonFromGethGenesis, type GethGenesis } from '@ethereumjs/common';
 
-import { keccak256, nativeCrypto } from '../../evm/crypto.js';
+import { nativeCrypto } from '../../evm/crypto.js';
+import { keccak256 } from '../../util/keccak.js';
 import { BANK_STORE, EVM_STORE, balanceKey, codeHashKey, codeKey, codeSizeKey, encodeUint, nonceKey, storageKey } from '../../evm/keys.js';
 import type { StateView } from '../../evm/state-manager.js';
 import type { KVPair, NamedChangeset } from '../../store/index.js';
