@@ -51,6 +51,7 @@ interface PoolState {
   readonly running: number;
   readonly queued: number;
   readonly started: number;
+  readonly nurseryLimitBytes: number;
   readonly heap: { readonly usedBytes: number; readonly totalBytes: number; readonly externalBytes: number };
 }
 
@@ -91,6 +92,11 @@ export class NodeMetrics {
     poolGauge('strata_execution_workers', 'Execution worker threads running.', (p) => p.size);
     poolGauge('strata_execution_tasks_running', 'Calls or traces running on execution workers.', (p) => p.running);
     poolGauge('strata_execution_tasks_queued', 'Calls or traces waiting for an execution worker.', (p) => p.queued);
+    poolGauge(
+      'strata_execution_worker_nursery_limit_bytes',
+      "The young-generation limits of a pool's workers, summed: base workers at the pool's setting, workers beyond the base at the smaller burst setting.",
+      (p) => p.nurseryLimitBytes,
+    );
     new Gauge({
       name: 'strata_execution_worker_heap_bytes',
       help: "V8 heap of a pool's workers, summed: used, total (reserved by the heaps), external (ArrayBuffers and native memory their objects own).",

@@ -14,6 +14,9 @@ import { initHome, startNode, type TestHome } from './fixtures/node-process.js';
 import { rawRpc, rpcCall, type RpcAnswer } from './fixtures/rpc-client.js';
 
 const BLOCK_MS = 300;
+const MIB = 1024 * 1024;
+/** V8's young-generation limit for a worker given none (what the base call worker runs with). */
+const V8_DEFAULT_NURSERY = 48 * MIB;
 /** JUMPDEST PUSH1 0 JUMP: runs until the gas runs out (about 2.5 s at the 50M gas cap). */
 const LOOP = '0x5b600056';
 /** A JavaScript tracer whose step() never returns. */
@@ -69,6 +72,16 @@ t.test('a flood of looping calls and traces leaves block production and /status 
 
   const batch = Array.from({ length: 20 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_call', params: [{ data: LOOP }, 'latest'] }));
   const duringFlood = sleep(500).then(async () => (await fetch(metricsUrl)).text());
+  // The call pool's nursery limits once a burst worker is running: scraped until one is.
+  const nurseries = (async () => {
+    for (let i = 0; i < 40; i++) {
+      await sleep(50);
+      const text = await (await fetch(metricsUrl)).text();
+      const limit = Number(/^strata_execution_worker_nursery_limit_bytes\{pool="calls"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+      if (limit > V8_DEFAULT_NURSERY) return { limit, workers: Number(/^strata_execution_workers\{pool="calls"\} (\d+)$/m.exec(text)?.[1] ?? 0) };
+    }
+    return undefined;
+  })();
   const floodStarted = performance.now();
   let batchMs = 0;
   const flood = await Promise.all([
@@ -92,6 +105,13 @@ t.test('a flood of looping calls and traces leaves block production and /status 
   t.ok(sample('strata_execution_workers', 'calls') >= 2 && sample('strata_execution_workers', 'calls') <= 5, 'the call pool grew past its base worker, to at most four more');
   t.ok(sample('strata_execution_tasks_queued', 'calls') >= 0, 'and how many calls wait');
   t.ok(sample('strata_execution_tasks_running', 'traces') >= 1, 'and traces running on workers');
+  // The base call worker keeps V8's nursery; each worker beyond it gets the small burst one.
+  const grown = await nurseries;
+  t.ok(grown !== undefined, 'a burst call worker ran during the flood');
+  if (grown) {
+    const mib = grown.limit / MIB;
+    t.ok(mib <= 48 + (grown.workers - 1) * 12, `the call pool's nursery limits (${mib} MiB over ${grown.workers} workers) give burst workers 12 MiB, the base one V8's 48`);
+  }
 
   const [batchAnswers, ...singles] = flood as [RpcAnswer[], ...RpcAnswer[]];
   const calls = [...batchAnswers, ...singles.slice(0, 9)];

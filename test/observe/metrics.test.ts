@@ -33,6 +33,7 @@ t.test('/metrics of a running node', async (t) => {
     ['strata_execution_workers', 'gauge'],
     ['strata_execution_tasks_running', 'gauge'],
     ['strata_execution_tasks_queued', 'gauge'],
+    ['strata_execution_worker_nursery_limit_bytes', 'gauge'],
     ['strata_execution_worker_starts_total', 'counter'],
     ['strata_execution_worker_heap_bytes', 'gauge'],
     ['strata_store_size_bytes', 'gauge'],
@@ -55,6 +56,7 @@ t.test('/metrics of a running node', async (t) => {
   for (const pool of ['calls', 'traces']) {
     t.ok(value(first, 'strata_execution_workers', { pool }) >= 1, `${pool} workers counted`);
     t.ok(value(first, 'strata_execution_worker_starts_total', { pool }) >= value(first, 'strata_execution_workers', { pool }), `${pool} worker starts counted`);
+    t.ok(value(first, 'strata_execution_worker_nursery_limit_bytes', { pool }) >= 12 * 1024 * 1024, `${pool} workers' nursery limits reported`);
   }
   t.equal(value(first, 'strata_peers'), 0, 'a lone validator has no peers');
   t.equal(value(first, 'strata_sync_lag_blocks'), 0);

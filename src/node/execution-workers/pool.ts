@@ -43,6 +43,12 @@ export interface WorkerPoolOptions {
   readonly heapMiB?: number;
   /** Young generation (V8's nursery) of each worker in MiB; V8's default lets it grow to 48 MiB. */
   readonly youngGenerationMiB?: number;
+  /**
+   * Young generation of the workers beyond the base size, MiB (default: `youngGenerationMiB`).
+   * They exist only while every base worker is held by a long task, to keep short tasks moving,
+   * so memory matters more for them than the last fraction of speed.
+   */
+  readonly burstYoungGenerationMiB?: number;
   readonly logger: Logger;
 }
 
@@ -172,6 +178,13 @@ export class WorkerPool {
     return this.#started;
   }
 
+  /** The young-generation (nursery) limits V8 applied to the pool's running workers, summed, bytes. */
+  get nurseryLimitBytes(): number {
+    let mib = 0;
+    for (const { worker } of this.#slots) mib += worker.resourceLimits?.maxYoungGenerationSizeMb ?? 0;
+    return mib * 1024 * 1024;
+  }
+
   /** Runs `body` on a worker within `deadline`; throws PoolFullError when the queue is full. */
   run(body: TaskBody, deadline: Deadline): Promise<unknown> {
     if (this.#closed) return Promise.reject(new Error('the node is shutting down'));
@@ -236,7 +249,7 @@ export class WorkerPool {
   }
 
   #addSlot(): Slot {
-    const slot: Slot = { worker: this.#spawn(), inflight: [], retire: undefined, ready: false, overdue: undefined, heap: undefined };
+    const slot: Slot = { worker: this.#spawn(this.#slots.length >= this.#options.workers), inflight: [], retire: undefined, ready: false, overdue: undefined, heap: undefined };
     this.#watch(slot);
     this.#slots.push(slot);
     return slot;
@@ -376,16 +389,18 @@ export class WorkerPool {
     slot.ready = false;
     const restart = (): void => {
       if (this.#closed) return;
-      slot.worker = this.#spawn();
+      slot.worker = this.#spawn(this.#slots.indexOf(slot) >= this.#options.workers);
       this.#watch(slot);
     };
     if (pauseMs > 0) setTimeout(restart, pauseMs).unref();
     else restart();
   }
 
-  #spawn(): Worker {
+  /** Starts a worker thread; `burst`: one beyond the base size. */
+  #spawn(burst: boolean): Worker {
     this.#started++;
-    const { heapMiB = DEFAULT_HEAP_MIB, youngGenerationMiB } = this.#options;
+    const { heapMiB = DEFAULT_HEAP_MIB } = this.#options;
+    const youngGenerationMiB = burst ? (this.#options.burstYoungGenerationMiB ?? this.#options.youngGenerationMiB) : this.#options.youngGenerationMiB;
     const { entry, eval: isCode } = workerEntry();
     const resourceLimits = { maxOldGenerationSizeMb: heapMiB, ...(youngGenerationMiB ? { maxYoungGenerationSizeMb: youngGenerationMiB } : {}) };
     return new Worker(entry, { eval: isCode, workerData: this.#setup, resourceLimits });
