@@ -3,6 +3,7 @@
  * observations, the time and the bucket counts between them, from which the mean and (bucket
  * interpolated, as Prometheus' histogram_quantile does) the p50 and p99 follow.
  */
+import { scrapeMetrics } from '../metrics-text.js';
 
 /** One histogram's samples for one `stage` label. */
 interface StageHistogram {
@@ -15,22 +16,18 @@ interface StageHistogram {
 /** The stage histograms of one scrape, by metric name then stage. */
 export type StageScrape = Map<string, Map<string, StageHistogram>>;
 
-const SAMPLE = /^(\w+?)(_bucket|_sum|_count)\{([^}]*)\} (\S+)$/;
-const LABEL = /(\w+)="([^"]*)"/g;
+/** A histogram's sample names: `<name>_bucket`, `<name>_sum`, `<name>_count`. */
+const HISTOGRAM_PART = /^(\w+?)(_bucket|_sum|_count)$/;
 
 /** Scrapes `/metrics` on `port` and keeps the histograms named in `names`. */
 export async function scrapeStages(port: number, names: readonly string[]): Promise<StageScrape> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   const out: StageScrape = new Map(names.map((n) => [n, new Map()]));
-  for (const line of text.split('\n')) {
-    const m = SAMPLE.exec(line);
-    if (!m || !out.has(m[1]!)) continue;
-    const labels = Object.fromEntries([...m[3]!.matchAll(LABEL)].map((l) => [l[1]!, l[2]!]));
-    if (labels.stage === undefined) continue;
-    const stages = out.get(m[1]!)!;
+  for (const { name, labels, value } of await scrapeMetrics(port)) {
+    const m = HISTOGRAM_PART.exec(name);
+    const stages = m ? out.get(m[1]!) : undefined;
+    if (!m || !stages || labels.stage === undefined) continue;
     const h = stages.get(labels.stage) ?? { count: 0, sum: 0, buckets: new Map<number, number>() };
     stages.set(labels.stage, h);
-    const value = Number(m[4]);
     if (m[2] === '_count') h.count = value;
     else if (m[2] === '_sum') h.sum = value;
     else h.buckets.set(labels.le === '+Inf' ? Infinity : Number(labels.le), value);

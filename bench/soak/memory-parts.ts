@@ -5,6 +5,7 @@
  * rest of the C heap in use, what malloc holds free, and what none of these cover (thread
  * stacks, code, mapped files).
  */
+import { scrapeMetrics, type MetricSample } from '../metrics-text.js';
 
 /** One reading of the parts, MiB. */
 export interface MemoryParts {
@@ -19,26 +20,19 @@ export interface MemoryParts {
 }
 
 const MIB = 1024 * 1024;
-const SAMPLE = /^(\w+)(?:\{([^}]*)\})? (\S+)$/;
-const LABEL = /(\w+)="([^"]*)"/g;
 
 /** Sums the samples of `name` whose labels include `match`. */
-function sum(samples: ReadonlyArray<[string, Record<string, string>, number]>, name: string, match: Record<string, string> = {}): number {
+function sum(samples: readonly MetricSample[], name: string, match: Record<string, string> = {}): number {
   let total = 0;
-  for (const [n, labels, value] of samples) {
-    if (n === name && Object.entries(match).every(([k, v]) => labels[k] === v)) total += value;
+  for (const sample of samples) {
+    if (sample.name === name && Object.entries(match).every(([k, v]) => sample.labels[k] === v)) total += sample.value;
   }
   return total;
 }
 
 /** The parts of the node's memory now: `/metrics` on `port`, with `rssMiB` read at the same moment. */
 export async function scrapeMemoryParts(port: number, rssMiB: number): Promise<MemoryParts> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const samples: Array<[string, Record<string, string>, number]> = [];
-  for (const line of text.split('\n')) {
-    const m = SAMPLE.exec(line);
-    if (m) samples.push([m[1]!, Object.fromEntries([...(m[2] ?? '').matchAll(LABEL)].map((l) => [l[1]!, l[2]!])), Number(m[3])]);
-  }
+  const samples = await scrapeMetrics(port);
   const mib = (bytes: number) => bytes / MIB;
   const commitTrees = mib(sum(samples, 'strata_commit_tree_memory_bytes'));
   const rocksdbCaches = mib(sum(samples, 'strata_storage_memory_bytes', { kind: 'block_cache' }) + sum(samples, 'strata_storage_memory_bytes', { kind: 'memtables' }));

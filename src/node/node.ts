@@ -107,9 +107,9 @@ const TRACE_NURSERY_MIB = 32;
 /**
  * The young generation of workers beyond the base size, in both pools. They run only while the
  * base workers are held by long tasks (a looping call, a slow trace), and under such load a
- * pool keeps several: at V8's default each cost about 60 MiB, half of it nursery. At 12 MiB a
- * call or trace runs about a fifth slower there (see above), which is what they are for: to
- * keep short requests moving, not to add speed.
+ * pool keeps several: in bench:soak a call worker's heap was about 60 MiB at V8's default and
+ * about 40 MiB at 12. A call or trace runs about a fifth slower there (see above), which fits
+ * what they are for: keeping short requests moving, not adding speed.
  */
 const BURST_NURSERY_MIB = 12;
 
