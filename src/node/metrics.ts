@@ -5,6 +5,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { MallocUsage, MemoryBudgetUsage } from '../store/index.js';
+import { CompactHistogram, type HistogramSeries } from './compact-histogram.js';
 import { StoreSizes } from './metrics-store-sizes.js';
 
 /** Buckets (seconds) of the block-stage histograms: a block takes milliseconds to seconds. */
@@ -60,11 +61,12 @@ export class NodeMetrics {
   readonly registry = new Registry();
   readonly #blockStage: Histogram<'stage'>;
   readonly #heapTrimmed: Counter;
-  /** Label children bound once, so admission observes without building a label object per transaction. */
-  readonly #admissionRecover: Histogram.Internal<'stage'>;
-  readonly #admissionChecks: Histogram.Internal<'stage'>;
-  readonly #rpcRequests: Counter<'method' | 'outcome'>;
-  readonly #rpcLatency: Histogram<'method'>;
+  /** Series bound once, so admission observes without a label lookup per transaction. */
+  readonly #admissionRecover: HistogramSeries;
+  readonly #admissionChecks: HistogramSeries;
+  /** Calls per method since the counter was last read: a scrape adds them to `strata_rpc_requests_total`. */
+  readonly #rpcCalls = new Map<string, { ok: number; error: number }>();
+  readonly #rpcLatency: CompactHistogram<'method'>;
   readonly #traces: Histogram<'method' | 'outcome'>;
 
   constructor(sources: NodeMetricSources) {
@@ -190,27 +192,35 @@ export class NodeMetrics {
       buckets: BLOCK_BUCKETS,
       registers,
     });
-    const admission = new Histogram({
+    const admission = new CompactHistogram({
       name: 'strata_admission_seconds',
       help: 'Mempool admission time per transaction: recover (sender recovery from the signature) and checks (decoding, nonce, balance, fee and pool checks).',
-      labelNames: ['stage'],
+      labelName: 'stage',
       buckets: ADMISSION_BUCKETS,
-      registers,
+      registry: this.registry,
     });
-    this.#admissionRecover = admission.labels({ stage: 'recover' });
-    this.#admissionChecks = admission.labels({ stage: 'checks' });
-    this.#rpcRequests = new Counter({
+    this.#admissionRecover = admission.series('recover');
+    this.#admissionChecks = admission.series('checks');
+    const calls = this.#rpcCalls;
+    new Counter({
       name: 'strata_rpc_requests_total',
       help: 'JSON-RPC calls by method and outcome (ok or error); methods the node does not serve count as "unknown".',
       labelNames: ['method', 'outcome'],
       registers,
+      collect() {
+        for (const [method, counts] of calls) {
+          if (counts.ok > 0) this.inc({ method, outcome: 'ok' }, counts.ok);
+          if (counts.error > 0) this.inc({ method, outcome: 'error' }, counts.error);
+          counts.ok = counts.error = 0;
+        }
+      },
     });
-    this.#rpcLatency = new Histogram({
+    this.#rpcLatency = new CompactHistogram({
       name: 'strata_rpc_request_duration_seconds',
       help: 'JSON-RPC call latency by method.',
-      labelNames: ['method'],
+      labelName: 'method',
       buckets: RPC_BUCKETS,
-      registers,
+      registry: this.registry,
     });
     this.#traces = new Histogram({
       name: 'strata_trace_duration_seconds',
@@ -240,10 +250,12 @@ export class NodeMetrics {
   /** Records one JSON-RPC call; `method` is undefined for a method the node does not serve. */
   observeRpc(method: string | undefined, seconds: number, ok: boolean): void {
     const label = method ?? UNKNOWN_METHOD_LABEL;
-    const outcome = ok ? 'ok' : 'error';
-    this.#rpcRequests.inc({ method: label, outcome });
-    this.#rpcLatency.observe({ method: label }, seconds);
-    if (label.startsWith('debug_trace')) this.#traces.observe({ method: label, outcome }, seconds);
+    let counts = this.#rpcCalls.get(label);
+    if (counts === undefined) this.#rpcCalls.set(label, (counts = { ok: 0, error: 0 }));
+    if (ok) counts.ok += 1;
+    else counts.error += 1;
+    this.#rpcLatency.observe(label, seconds);
+    if (label.startsWith('debug_trace')) this.#traces.observe({ method: label, outcome: ok ? 'ok' : 'error' }, seconds);
   }
 
   /** The exposition text of a scrape and its content type. */
