@@ -1,12 +1,13 @@
 /**
- * Admission of a JSON-RPC batch's transactions together: the eth_sendRawTransaction calls of
- * one batch arrive in one synchronous run of the dispatcher, so the raw transactions gathered
- * until the next microtask are exactly that batch. Their senders are recovered in one native
- * batch; then each goes through admission on its own, one after another in the batch's order
- * (so a sender's consecutive nonces in one batch are all admitted), with its own answer or error.
+ * Admission of transactions that arrive together: those of one JSON-RPC batch, and the
+ * eth_sendRawTransaction requests of every connection read in the same turn of the event loop
+ * (gathered until setImmediate, which runs once that turn's I/O callbacks are done). Their
+ * senders are recovered in one native batch on another thread while this one goes on
+ * parsing requests; then each goes through admission on its own, one after another in arrival
+ * order (so a sender's consecutive nonces are all admitted), with its own answer or error.
  */
 
-/** Gathers the raw transactions sent in one turn, prepares them together, admits them in order. */
+/** Gathers the raw transactions sent in one event-loop turn, prepares them together, admits them in order. */
 export class AdmissionBatch {
   readonly #prepare: (raws: readonly Uint8Array[]) => Promise<void>;
   #gathered: Uint8Array[] = [];
@@ -22,7 +23,7 @@ export class AdmissionBatch {
   /** Runs `admit` for `raw` once its batch is prepared and every earlier admission has settled. */
   admit<T>(raw: Uint8Array, admit: () => Promise<T>): Promise<T> {
     this.#gathered.push(raw);
-    this.#ready ??= Promise.resolve().then(() => {
+    this.#ready ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
       const raws = this.#gathered;
       this.#gathered = [];
       this.#ready = undefined;
