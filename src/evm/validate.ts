@@ -24,6 +24,7 @@ import {
 } from './errors.js';
 import { decodeUint } from './keys.js';
 import { recoveryClock } from './recovery-clock.js';
+import { keccak256 } from '../util/keccak.js';
 
 /** A decoded, signature-checked transaction. */
 export interface DecodedTx {
@@ -73,22 +74,24 @@ function message(error: unknown): string {
 /**
  * Decodes `raw` and checks its chain id, type and signature form, leaving the sender to recover.
  * The transaction is left unfrozen so that completeTx can tell it its sender before freezing it.
+ * @ethereumjs refuses a chain id other than the Common's itself, so the raw chain id is read
+ * (a second RLP decode) only when decoding fails, to give that refusal its own error.
  */
 function parseTx(raw: Uint8Array, common: Common): TypedTransaction {
   if (raw.length > 0 && raw[0] === BLOB_TX_TYPE) throw new UnsupportedTxTypeError(BLOB_TX_TYPE);
-  let chainId: bigint | undefined;
-  try {
-    chainId = rawChainId(raw);
-  } catch (error) {
-    if (error instanceof InvalidTxEncodingError) throw error;
-    throw new InvalidTxEncodingError(message(error));
-  }
-  const expected = common.chainId();
-  if (chainId !== undefined && chainId !== expected) throw new WrongChainIdError(expected, chainId);
   let tx: TypedTransaction;
   try {
     tx = createTxFromRLP(raw, { common, freeze: false });
   } catch (error) {
+    let chainId: bigint | undefined;
+    try {
+      chainId = rawChainId(raw);
+    } catch (undecodable) {
+      if (undecodable instanceof InvalidTxEncodingError) throw undecodable;
+      throw new InvalidTxEncodingError(message(undecodable));
+    }
+    const expected = common.chainId();
+    if (chainId !== undefined && chainId !== expected) throw new WrongChainIdError(expected, chainId);
     const text = message(error);
     if (/signature|s-value|v value/i.test(text)) throw new InvalidSignatureError(text);
     if (/maxFeePerGas cannot be less than maxPriorityFeePerGas/i.test(text)) {
@@ -113,10 +116,17 @@ function senderHere(tx: TypedTransaction): Address {
   }
 }
 
-/** The fee checks that need the sender, and the DecodedTx; the tx is told its sender, then frozen. */
-function completeTx(tx: TypedTransaction, sender: Address): DecodedTx {
+/**
+ * The fee checks that need the sender, and the DecodedTx; the tx is told its sender and its
+ * hash, then frozen.
+ */
+function completeTx(tx: TypedTransaction, raw: Uint8Array, sender: Address): DecodedTx {
   // The VM asks the tx for its sender again when it runs it; the answer is already known.
   Object.defineProperty(tx, 'getSenderAddress', { value: () => sender });
+  // A decoded tx re-encodes to exactly `raw` (@ethereumjs accepts canonical RLP only), so its
+  // hash is keccak256(raw); set in the cache a frozen tx answers hash() from, it spares
+  // @ethereumjs the re-encoding hash() would otherwise do.
+  (tx as unknown as { cache: { hash?: Uint8Array } }).cache.hash = keccak256(raw);
   // Frozen, as @ethereumjs leaves a decoded tx: its hash is then cached on first use.
   Object.freeze(tx);
   const is1559 = tx.supports(Capability.EIP1559FeeMarket);
@@ -142,7 +152,7 @@ function completeTx(tx: TypedTransaction, sender: Address): DecodedTx {
 /** Decodes `raw`, checks its chain id, type and fee fields and recovers the sender. */
 export function decodeTx(raw: Uint8Array, common: Common): DecodedTx {
   const tx = parseTx(raw, common);
-  return completeTx(tx, senderHere(tx));
+  return completeTx(tx, raw, senderHere(tx));
 }
 
 /** A batch item's outcome: the decoded tx, or why it cannot be (the error decodeTx would throw). */
@@ -179,7 +189,7 @@ export async function decodeTxs(raws: readonly Uint8Array[], common: Common, rec
   const senders = items.length >= NATIVE_BATCH_MIN ? await recovery.recover(items) : recovery.recoverSync(items);
   const finish = (index: number, tx: TypedTransaction, sender: Uint8Array | undefined): void => {
     try {
-      out[index] = { ok: true, decoded: completeTx(tx, sender ? new Address(sender) : senderHere(tx)) };
+      out[index] = { ok: true, decoded: completeTx(tx, raws[index]!, sender ? new Address(sender) : senderHere(tx)) };
     } catch (error) {
       out[index] = { ok: false, error };
     }

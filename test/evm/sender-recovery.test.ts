@@ -134,6 +134,18 @@ t.test('decodeTxs gives every tx exactly what decodeTx gives it', async (t) => {
     t.same(fromBatch, single, names[i]!);
   });
   t.equal(failures, 13, 'every bad tx fails, every good one decodes');
+  good.forEach(({ name, tx }, i) => {
+    const result = batch[i]!;
+    t.equal(result.ok && bytesToHex(result.decoded.hash), bytesToHex(tx.hash()), `${name}: the hash of the raw bytes is @ethereumjs's own`);
+  });
+  const refusal = (name: string): string | undefined => {
+    const result = batch[names.indexOf(name)]!;
+    return result.ok ? undefined : `${(result.error as Error).name}: ${(result.error as Error).message}`;
+  };
+  t.equal(refusal('another chain'), `WrongChainIdError: invalid chain id: have 1, want ${CHAIN_ID}`);
+  t.match(refusal('garbage'), /^InvalidTxEncodingError: transaction could not be decoded/);
+  t.match(refusal('high s (EIP-2)'), /^InvalidSignatureError: invalid sender/);
+  t.match(refusal('tip above fee cap'), /^TipAboveFeeCapError/);
   // The tx answers its sender without recovering it again.
   const first = batch[0]!;
   t.ok(first.ok && first.decoded.tx.getSenderAddress() === first.decoded.sender, 'the decoded tx knows its sender');
