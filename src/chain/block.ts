@@ -4,7 +4,7 @@
  */
 import { decode as rlpDecode, encode as rlpEncode } from '@ethereumjs/rlp';
 import { createPrivateKey, createPublicKey, sign as edSign, verify as edVerify, type KeyObject } from 'node:crypto';
-import { keccak256 } from './hash.js';
+import { keccak256, keccak256Memo } from './hash.js';
 
 /** Header of a block; the field order is the hashing order. */
 export interface BlockHeader {
@@ -148,7 +148,7 @@ export function blockHash(header: BlockHeader): Buffer {
 
 /** Hash of a raw signed transaction (keccak256, as Ethereum computes it). */
 export function txHash(rawTx: Uint8Array): Buffer {
-  return keccak256(rawTx);
+  return keccak256Memo(rawTx);
 }
 
 /** keccak256 of the concatenated tx hashes; keccak256 of nothing for an empty block. */

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 
-export { keccak256 } from '../util/keccak.js';
+export { keccak256, keccak256Memo } from '../util/keccak.js';
 
 function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

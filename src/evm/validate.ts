@@ -24,7 +24,7 @@ import {
 } from './errors.js';
 import { decodeUint } from './keys.js';
 import { recoveryClock } from './recovery-clock.js';
-import { keccak256 } from '../util/keccak.js';
+import { keccak256Memo } from '../util/keccak.js';
 
 /** A decoded, signature-checked transaction. */
 export interface DecodedTx {
@@ -126,7 +126,7 @@ function completeTx(tx: TypedTransaction, raw: Uint8Array, sender: Address): Dec
   // A decoded tx re-encodes to exactly `raw` (@ethereumjs accepts canonical RLP only), so its
   // hash is keccak256(raw); set in the cache a frozen tx answers hash() from, it spares
   // @ethereumjs the re-encoding hash() would otherwise do.
-  (tx as unknown as { cache: { hash?: Uint8Array } }).cache.hash = keccak256(raw);
+  (tx as unknown as { cache: { hash?: Uint8Array } }).cache.hash = keccak256Memo(raw);
   // Frozen, as @ethereumjs leaves a decoded tx: its hash is then cached on first use.
   Object.freeze(tx);
   const is1559 = tx.supports(Capability.EIP1559FeeMarket);

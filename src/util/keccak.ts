@@ -36,6 +36,20 @@ export function keccak256(data: Uint8Array): Buffer {
   return sponge.squeeze(32);
 }
 
+const remembered = new WeakMap<Uint8Array, Buffer>();
+
+/**
+ * keccak256 of bytes that never change once made (a raw transaction), remembered per array:
+ * a block's transactions are hashed where they are decoded, verified against the tx root,
+ * stored and dropped from the mempool — the same arrays each time. The hash is shared: callers
+ * must not write to it.
+ */
+export function keccak256Memo(bytes: Uint8Array): Buffer {
+  let hash = remembered.get(bytes);
+  if (hash === undefined) remembered.set(bytes, (hash = keccak256(bytes)));
+  return hash;
+}
+
 /** EIP-55 mixed-case form of a 20-byte address (how geth's common.Address.Hex prints it). */
 export function checksumAddress(address: Uint8Array): string {
   const hex = Buffer.from(address).toString('hex');

@@ -6,7 +6,7 @@
 import createKeccakHash from 'keccak';
 import t from 'tap';
 
-import { checksumAddress, keccak256 } from '../../src/util/keccak.js';
+import { checksumAddress, keccak256, keccak256Memo } from '../../src/util/keccak.js';
 
 const stream = (data: Uint8Array) => createKeccakHash('keccak256').update(Buffer.from(data)).digest('hex');
 
@@ -36,4 +36,14 @@ t.test('EIP-55 checksums', async (t) => {
   for (const address of ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359', '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB', '0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb']) {
     t.equal(checksumAddress(Buffer.from(address.slice(2), 'hex')), address);
   }
+});
+
+t.test('a remembered hash is hashed once per array and equals keccak256', async (t) => {
+  const raw = Uint8Array.from([2, 0xf8, 0x6c, 1, 2, 3]);
+  const first = keccak256Memo(raw);
+  t.equal(first.toString('hex'), stream(raw), 'the keccak256 of the bytes');
+  t.equal(keccak256Memo(raw), first, 'the same array gets the remembered hash back');
+  const copy = Uint8Array.from(raw);
+  t.not(keccak256Memo(copy), first, 'another array is hashed for itself');
+  t.equal(keccak256Memo(copy).toString('hex'), first.toString('hex'), 'to the same value');
 });
