@@ -90,11 +90,6 @@ export class CompactHistogram<L extends string> {
     return series;
   }
 
-  /** Records one observation of `value` under `labelValue`. */
-  observe(labelValue: string, value: number): void {
-    this.series(labelValue).observe(value);
-  }
-
   /** The series in prom-client's histogram form: cumulative buckets, `+Inf`, sum, count. */
   async get(): Promise<HistogramSnapshot> {
     const values: HistogramSample[] = [];

@@ -64,8 +64,11 @@ export class NodeMetrics {
   /** Series bound once, so admission observes without a label lookup per transaction. */
   readonly #admissionRecover: HistogramSeries;
   readonly #admissionChecks: HistogramSeries;
-  /** Calls per method since the counter was last read: a scrape adds them to `strata_rpc_requests_total`. */
-  readonly #rpcCalls = new Map<string, { ok: number; error: number }>();
+  /**
+   * Per method: its latency series, and its calls since the counter was last read (a scrape
+   * adds them to `strata_rpc_requests_total`) — one lookup per call.
+   */
+  readonly #rpcMethods = new Map<string, { latency: HistogramSeries; ok: number; error: number }>();
   readonly #rpcLatency: CompactHistogram<'method'>;
   readonly #traces: Histogram<'method' | 'outcome'>;
 
@@ -201,14 +204,14 @@ export class NodeMetrics {
     });
     this.#admissionRecover = admission.series('recover');
     this.#admissionChecks = admission.series('checks');
-    const calls = this.#rpcCalls;
+    const methods = this.#rpcMethods;
     new Counter({
       name: 'strata_rpc_requests_total',
       help: 'JSON-RPC calls by method and outcome (ok or error); methods the node does not serve count as "unknown".',
       labelNames: ['method', 'outcome'],
       registers,
       collect() {
-        for (const [method, counts] of calls) {
+        for (const [method, counts] of methods) {
           if (counts.ok > 0) this.inc({ method, outcome: 'ok' }, counts.ok);
           if (counts.error > 0) this.inc({ method, outcome: 'error' }, counts.error);
           counts.ok = counts.error = 0;
@@ -250,11 +253,11 @@ export class NodeMetrics {
   /** Records one JSON-RPC call; `method` is undefined for a method the node does not serve. */
   observeRpc(method: string | undefined, seconds: number, ok: boolean): void {
     const label = method ?? UNKNOWN_METHOD_LABEL;
-    let counts = this.#rpcCalls.get(label);
-    if (counts === undefined) this.#rpcCalls.set(label, (counts = { ok: 0, error: 0 }));
-    if (ok) counts.ok += 1;
-    else counts.error += 1;
-    this.#rpcLatency.observe(label, seconds);
+    let entry = this.#rpcMethods.get(label);
+    if (entry === undefined) this.#rpcMethods.set(label, (entry = { latency: this.#rpcLatency.series(label), ok: 0, error: 0 }));
+    if (ok) entry.ok += 1;
+    else entry.error += 1;
+    entry.latency.observe(seconds);
     if (label.startsWith('debug_trace')) this.#traces.observe({ method: label, outcome: ok ? 'ok' : 'error' }, seconds);
   }
 
