@@ -483,13 +483,19 @@ export class BlockStore {
     return this.#published(height) ? height : undefined;
   }
 
-  /** Where the tx with hash `hash` was included, with its raw bytes; undefined if unknown. */
-  txByHash(hash: Uint8Array): TxLocation | undefined {
+  /** The height and index of the tx with hash `hash`, without reading its block; undefined if unknown. */
+  txPosition(hash: Uint8Array): { height: number; index: number } | undefined {
     const position = this.kv.get(key(P_TX, hash));
     if (!position) return undefined;
     const height = readUint64Be(position);
-    if (!this.#published(height)) return undefined;
-    const index = position.readUInt32BE(8);
+    return this.#published(height) ? { height, index: position.readUInt32BE(8) } : undefined;
+  }
+
+  /** Where the tx with hash `hash` was included, with its raw bytes; undefined if unknown. */
+  txByHash(hash: Uint8Array): TxLocation | undefined {
+    const position = this.txPosition(hash);
+    if (!position) return undefined;
+    const { height, index } = position;
     const rawTx = this.blockByHeight(height)?.txs[index];
     if (!rawTx) throw new BlockStoreError(`tx index points at block ${height} position ${index}, which is missing; the block store is damaged`);
     return { height, index, rawTx };

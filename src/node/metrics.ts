@@ -53,6 +53,7 @@ interface PoolState {
   readonly queued: number;
   readonly started: number;
   readonly nurseryLimitBytes: number;
+  readonly replayedTransactions: number;
   readonly heap: { readonly usedBytes: number; readonly totalBytes: number; readonly externalBytes: number };
 }
 
@@ -115,19 +116,32 @@ export class NodeMetrics {
         }
       },
     });
-    const seenStarts = new Map<string, number>();
-    new Counter({
-      name: 'strata_execution_worker_starts_total',
-      help: 'Execution worker threads started: the base ones, growth under long tasks, and replacements of workers stopped at a deadline or lost.',
-      labelNames: ['pool'],
-      registers,
-      collect() {
-        for (const [pool, state] of Object.entries(sources.pools)) {
-          this.inc({ pool }, state.started - (seenStarts.get(pool) ?? 0));
-          seenStarts.set(pool, state.started);
-        }
-      },
-    });
+    // A counter per pool that follows a running total the pool keeps.
+    const poolCounter = (name: string, help: string, read: (pool: PoolState) => number): void => {
+      const seen = new Map<string, number>();
+      new Counter({
+        name,
+        help,
+        labelNames: ['pool'],
+        registers,
+        collect() {
+          for (const [pool, state] of Object.entries(sources.pools)) {
+            this.inc({ pool }, read(state) - (seen.get(pool) ?? 0));
+            seen.set(pool, read(state));
+          }
+        },
+      });
+    };
+    poolCounter(
+      'strata_execution_worker_starts_total',
+      'Execution worker threads started: the base ones, growth under long tasks, and replacements of workers stopped at a deadline or lost.',
+      (p) => p.started,
+    );
+    poolCounter(
+      'strata_trace_replayed_transactions_total',
+      "Transactions a pool's workers re-ran untraced to reach the state a trace starts from (the block's transactions before the traced one).",
+      (p) => p.replayedTransactions,
+    );
     // A gauge whose one label takes the keys `read` returns at each scrape.
     const labelledGauge = (name: string, help: string, label: string, read: () => Record<string, number>): void => {
       new Gauge({

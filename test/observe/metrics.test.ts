@@ -35,6 +35,7 @@ t.test('/metrics of a running node', async (t) => {
     ['strata_execution_tasks_queued', 'gauge'],
     ['strata_execution_worker_nursery_limit_bytes', 'gauge'],
     ['strata_execution_worker_starts_total', 'counter'],
+    ['strata_trace_replayed_transactions_total', 'counter'],
     ['strata_execution_worker_heap_bytes', 'gauge'],
     ['strata_store_size_bytes', 'gauge'],
     ['strata_storage_memory_bytes', 'gauge'],

@@ -11,7 +11,7 @@ import type { ChainProvider } from '../../provider/index.js';
 import type { BlockTraceEntry, DebugBackend, StateAccess, TraceCallRequest, TraceOptions } from '../../rpc/debug/index.js';
 import { TraceError, TraceGate, requestTimeoutMs, type JsonValue, type TraceLimits } from '../../trace/index.js';
 import { RawJson, type AsciiJsonParts } from '../../util/raw-json.js';
-import type { Deadline, WorkerPool } from './pool.js';
+import type { Affinity, Deadline, WorkerPool } from './pool.js';
 import type { TraceCall } from './protocol.js';
 
 /** How many times `max-trace-timeout` a whole trace request may run. */
@@ -57,7 +57,10 @@ export class WorkerDebugBackend implements DebugBackend {
   }
 
   async traceTransaction(hash: Uint8Array, options: TraceOptions): Promise<JsonValue | undefined> {
-    return rawResult(await this.#run({ kind: 'trace', method: 'traceTransaction', args: [hash, options] }, options));
+    // The worker that traced an earlier transaction of the block holds its replay paused there.
+    const position = this.store.txPosition(hash);
+    const affinity = position && { key: String(position.height), order: position.index };
+    return rawResult(await this.#run({ kind: 'trace', method: 'traceTransaction', args: [hash, options] }, options, affinity));
   }
 
   async traceBlockByNumber(height: number, options: TraceOptions): Promise<BlockTraceEntry[] | undefined> {
@@ -77,14 +80,14 @@ export class WorkerDebugBackend implements DebugBackend {
   }
 
   /**
-   * Runs `call` on a worker once a trace slot is free and the SS holds every committed block;
+   * Runs `call` on a worker (of `affinity`, when it may) once a trace slot is free and the SS holds every committed block;
    * a bad or too long `timeout` in `options` is refused first, before anything is looked up.
    */
-  async #run(call: TraceCall, options?: TraceOptions): Promise<unknown> {
+  async #run(call: TraceCall, options?: TraceOptions, affinity?: Affinity): Promise<unknown> {
     if (options) requestTimeoutMs(options.timeout, this.#limits);
     return this.#gate.run(async () => {
       await this.app.awaitStored();
-      return this.pool.run(call, this.#deadline);
+      return this.pool.run(call, this.#deadline, affinity);
     });
   }
 }

@@ -19,6 +19,14 @@
  * more; once its task turns long, the tasks behind it go back to the head of the queue (for
  * another worker, or one the pool adds) and the late answers of that worker to them are
  * ignored — tasks only read, so one running twice changes nothing.
+ *
+ * A task may carry an affinity: tasks of one key that arrive in ascending order go to the
+ * worker that took the last of them, queued in its port behind the others, even while other
+ * workers are idle. A worker keeps what a task of its key left behind (the replay of a block
+ * paused after the traced transaction, see trace/replay/paused-replays.ts), so tracing a
+ * block's transactions in order costs one transaction each there, and the replay of every
+ * transaction before it on any other worker. A task that would go back in order goes where
+ * any other task would; so do all once the worker's task turns long.
  */
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +60,12 @@ export interface WorkerPoolOptions {
   readonly logger: Logger;
 }
 
+/** Which worker a task runs best on: the one that took the last task of `key` with a lower `order`. */
+export interface Affinity {
+  readonly key: string;
+  readonly order: number;
+}
+
 /** A task's deadline: milliseconds from submission, and the error it fails with past it. */
 export interface Deadline {
   readonly ms: number;
@@ -67,6 +81,7 @@ interface Pending {
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: Error) => void;
   readonly timer: NodeJS.Timeout;
+  readonly affinity: Affinity | undefined;
 }
 
 /** One worker thread and the tasks posted to it, oldest (the one it runs) first. */
@@ -81,6 +96,10 @@ interface Slot {
   overdue: NodeJS.Timeout | undefined;
   /** The worker's last heap report. */
   heap: WorkerHeap | undefined;
+  /** The affinity of the last task it was given that had one. */
+  affinity: Affinity | undefined;
+  /** The worker's count of transactions replayed untraced, as its last reply gave it. */
+  replayed: number;
 }
 
 const DEFAULT_HEAP_MIB = 512;
@@ -92,6 +111,8 @@ const EXTRA_IDLE_MS = 60_000;
 const LONG_TASK_MS = 200;
 /** How long past its task's deadline a worker may take to give the task up before it is terminated. */
 const STOP_GRACE_MS = 1000;
+/** Tasks one worker may hold for their affinity (more than the pipeline allows). */
+const AFFINITY_DEPTH = 16;
 
 /** The worker's source beside this file: `.js` when built, `.ts` when run from source under tsx. */
 const WORKER_URL = new URL(`./worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
@@ -130,6 +151,7 @@ export class WorkerPool {
   #nextId = 1;
   #closed = false;
   #started = 0;
+  #replayed = 0;
   /** Armed while tasks wait: the one periodic check whether the pool should grow. */
   #growCheck: NodeJS.Timeout | undefined;
   readonly #readyWaiters: Array<() => void> = [];
@@ -178,6 +200,11 @@ export class WorkerPool {
     return this.#started;
   }
 
+  /** Transactions the workers re-ran untraced to reach the state their traces start from, since the pool was made. */
+  get replayedTransactions(): number {
+    return this.#replayed;
+  }
+
   /** The young-generation (nursery) limits V8 applied to the pool's running workers, summed, bytes. */
   get nurseryLimitBytes(): number {
     let mib = 0;
@@ -185,15 +212,18 @@ export class WorkerPool {
     return mib * 1024 * 1024;
   }
 
-  /** Runs `body` on a worker within `deadline`; throws PoolFullError when the queue is full. */
-  run(body: TaskBody, deadline: Deadline): Promise<unknown> {
+  /**
+   * Runs `body` on a worker within `deadline`, on the worker of its `affinity` when that one
+   * may take it; throws PoolFullError when the queue is full.
+   */
+  run(body: TaskBody, deadline: Deadline, affinity?: Affinity): Promise<unknown> {
     if (this.#closed) return Promise.reject(new Error('the node is shutting down'));
-    const idle = this.#takerNow();
+    const idle = (affinity && this.#affineTaker(affinity)) ?? this.#takerNow();
     if (idle === undefined && this.#queue.length >= this.#options.maxQueued) return Promise.reject(new PoolFullError(this.#queue.length));
     return new Promise((resolve, reject) => {
       const task = { ...compactBytes(body), id: this.#nextId++, deadlineAt: Date.now() + deadline.ms } as Task;
       const timer = setTimeout(() => this.#expire(pending), deadline.ms);
-      const pending: Pending = { task, deadline, resolve, reject, timer };
+      const pending: Pending = { task, deadline, resolve, reject, timer, affinity };
       if (idle) this.#start(idle, pending);
       else {
         this.#queue.push(pending);
@@ -233,6 +263,23 @@ export class WorkerPool {
     return best;
   }
 
+  /**
+   * The worker that took the latest task of `affinity.key` ordered before this one, if it may
+   * take one more: ready, under AFFINITY_DEPTH, and idle or on a young task.
+   */
+  #affineTaker(affinity: Affinity): Slot | undefined {
+    const now = performance.now();
+    let best: Slot | undefined;
+    for (const slot of this.#slots) {
+      const last = slot.affinity;
+      if (last === undefined || last.key !== affinity.key || last.order >= affinity.order) continue;
+      if (best !== undefined && best.affinity!.order >= last.order) continue;
+      best = slot;
+    }
+    if (best === undefined || !best.ready || best.inflight.length >= AFFINITY_DEPTH) return undefined;
+    return best.inflight.length === 0 || !this.#onLongTask(best, now) ? best : undefined;
+  }
+
   /** Whether `slot` may be given another task: ready, below its pipeline, and idle or on a young task. */
   #canTake(slot: Slot, now: number): boolean {
     if (!slot.ready) return false;
@@ -249,7 +296,7 @@ export class WorkerPool {
   }
 
   #addSlot(): Slot {
-    const slot: Slot = { worker: this.#spawn(this.#slots.length >= this.#options.workers), inflight: [], retire: undefined, ready: false, overdue: undefined, heap: undefined };
+    const slot: Slot = { worker: this.#spawn(this.#slots.length >= this.#options.workers), inflight: [], retire: undefined, ready: false, overdue: undefined, heap: undefined, affinity: undefined, replayed: 0 };
     this.#watch(slot);
     this.#slots.push(slot);
     return slot;
@@ -259,6 +306,7 @@ export class WorkerPool {
     clearTimeout(slot.retire);
     slot.retire = undefined;
     slot.inflight.push(pending);
+    if (pending.affinity) slot.affinity = pending.affinity;
     // A task behind another starts when the one before it is answered.
     if (slot.inflight.length === 1) pending.startedAt = performance.now();
     else this.#watchQueue();
@@ -381,6 +429,8 @@ export class WorkerPool {
     clearTimeout(slot.overdue);
     slot.overdue = undefined;
     slot.heap = undefined;
+    slot.affinity = undefined;
+    slot.replayed = 0;
     slot.inflight.length = 0;
     if (this.#queue.length === 0 && this.#slots.length > this.#options.workers) {
       this.#slots.splice(this.#slots.indexOf(slot), 1);
@@ -420,6 +470,8 @@ export class WorkerPool {
         if (this.#slots.every((s) => s.ready)) for (const resolve of this.#readyWaiters.splice(0)) resolve();
         return;
       }
+      this.#replayed += Math.max(0, reply.replayed - slot.replayed);
+      slot.replayed = Math.max(slot.replayed, reply.replayed);
       const at = slot.inflight.findIndex((pending) => pending.task.id === reply.id);
       if (at >= 0) {
         const [pending] = slot.inflight.splice(at, 1);

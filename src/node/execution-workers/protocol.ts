@@ -76,9 +76,13 @@ export type TaskFailure =
   | { readonly kind: 'error'; readonly message: string };
 
 /** A worker's answer to task `id`. */
-export type TaskReply =
+export type TaskReply = (
   | { readonly id: number; readonly ok: true; readonly result: unknown }
-  | { readonly id: number; readonly ok: false; readonly failure: TaskFailure };
+  | { readonly id: number; readonly ok: false; readonly failure: TaskFailure }
+) & {
+  /** Transactions the worker's block replays have run untraced since it started (see trace/replay). */
+  readonly replayed: number;
+};
 
 /**
  * `value` with every byte array that is a view into a larger buffer copied out. A structured

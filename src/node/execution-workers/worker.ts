@@ -22,6 +22,7 @@ import { ChainProvider } from '../../provider/index.js';
 import type { BlockTraceEntry, DebugBackend } from '../../rpc/debug/index.js';
 import { SharedStateReader } from '../../store/index.js';
 import type { JsonValue } from '../../trace/index.js';
+import { replayedTransactions } from '../../trace/replay/index.js';
 import { TraceService } from '../../trace/service/index.js';
 import { RawJson, encodeJson, type AsciiJsonParts } from '../../util/raw-json.js';
 import { NodeDebugBackend } from '../debug-backend.js';
@@ -137,7 +138,7 @@ void vms.run(app.storedView(0), async () => undefined).then(() => port.postMessa
 
 port.on('message', (task: Task) => {
   void execute(task).then(
-    (result): TaskReply => ({ id: task.id, ok: true, result }),
-    (error: unknown): TaskReply => ({ id: task.id, ok: false, failure: failureOf(error) }),
+    (result): TaskReply => ({ id: task.id, ok: true, result, replayed: replayedTransactions() }),
+    (error: unknown): TaskReply => ({ id: task.id, ok: false, failure: failureOf(error), replayed: replayedTransactions() }),
   ).then((reply) => port.postMessage(reply, transfersOf(reply)));
 });

@@ -22,6 +22,14 @@ export interface TracedBlockTx {
 export type TracerFor = (index: number) => Tracer | undefined;
 
 /** A block's transactions re-executed in order on one VM. */
+/** Transactions this thread's replays ran untraced, to reach the state a trace starts from. */
+let replayedUntraced = 0;
+
+/** How many transactions this thread's block replays have run untraced since it started. */
+export function replayedTransactions(): number {
+  return replayedUntraced;
+}
+
 export class BlockReplay {
   /** The block's hash as 0x hex (what paused replays are found by). */
   readonly blockHash: Hex;
@@ -96,6 +104,7 @@ export class BlockReplay {
         run = outcome.run;
       } else {
         run = await runTx(this.vm, { tx: decoded.tx, block, ...options });
+        replayedUntraced++;
       }
       this.#gasUsed += run.totalGasSpent;
       this.#logCount += run.receipt.logs.length;
