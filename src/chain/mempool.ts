@@ -7,6 +7,7 @@
 import { plainHex } from '../util/hex.js';
 import { txHash } from './block.js';
 import { LRUCache } from 'lru-cache';
+import TinyQueue from 'tinyqueue';
 
 /** What the app's admission check learned about a tx. */
 export interface CheckedTx {
@@ -59,6 +60,14 @@ export interface MempoolOptions {
 
 /** Pending txs one sender may have when the settings name no limit (geth: 16 executable + 64 queued). */
 export const DEFAULT_MAX_TXS_PER_SENDER = 80;
+
+/** One sender's executable txs while a block is reaped, and how many of them it took. */
+interface ReapHead {
+  readonly txs: readonly MempoolTx[];
+  next: number;
+  /** The sender's place in the pool, which breaks fee ties. */
+  readonly order: number;
+}
 
 /** Base class of mempool refusals; `message` is what eth_sendRawTransaction returns. */
 export class MempoolError extends Error {
@@ -235,29 +244,29 @@ export class Mempool {
    */
   reap(maxGas: bigint, maxTxs: number): MempoolTx[] {
     this.evictExpired();
-    const heads: MempoolTx[][] = [];
+    // Senders by the fee of their next tx (ties: the order senders came in), so each pick costs
+    // log(senders), not a scan of them all: a block of 60,000 txs from 10,000 senders.
+    const heads = new TinyQueue<ReapHead>([], (a, b) => {
+      const fa = a.txs[a.next]!.fee;
+      const fb = b.txs[b.next]!.fee;
+      return fa > fb ? -1 : fa < fb ? 1 : a.order - b.order;
+    });
+    let order = 0;
     for (const queue of this.senders.values()) {
       const ready = queue.executable();
-      if (ready.length > 0) heads.push(ready);
+      if (ready.length > 0) heads.push({ txs: ready, next: 0, order: order++ });
     }
     const out: MempoolTx[] = [];
     let gas = 0n;
     while (out.length < maxTxs && heads.length > 0) {
-      let best = 0;
-      for (let i = 1; i < heads.length; i++) {
-        if (heads[i]![0]!.fee > heads[best]![0]!.fee) best = i;
-      }
-      const queue = heads[best]!;
-      const tx = queue[0]!;
-      if (gas + tx.gasLimit > maxGas) {
-        // This sender's later txs cannot run without this one; other senders may still fit.
-        heads.splice(best, 1);
-        continue;
-      }
+      const head = heads.pop()!;
+      const tx = head.txs[head.next]!;
+      // This sender's later txs cannot run without this one; other senders may still fit.
+      if (gas + tx.gasLimit > maxGas) continue;
       gas += tx.gasLimit;
       out.push(tx);
-      queue.shift();
-      if (queue.length === 0) heads.splice(best, 1);
+      head.next++;
+      if (head.next < head.txs.length) heads.push(head);
     }
     return out;
   }

@@ -74,6 +74,41 @@ t.test('a nonce gap makes later txs future until it is filled', async (t) => {
   t.equal(mempool.pendingNonce('0xa'), 3n);
 });
 
+t.test('a reap over many senders picks, each time, the highest-fee next tx of any sender', async (t) => {
+  const { mempool } = pool({ size: 2_000, maxTxsPerSender: 16 });
+  // 300 senders, up to 5 txs each, fees drawn with many ties, gas limits so some do not fit.
+  let seed = 7;
+  const random = (n: number): number => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n);
+  const queues: Array<{ sender: string; txs: Array<{ nonce: number; fee: number; gas: number }> }> = [];
+  for (let s = 0; s < 300; s++) {
+    const sender = `0x${s.toString(16)}`;
+    const txs = Array.from({ length: 1 + random(5) }, (_, nonce) => ({ nonce, fee: 1 + random(20), gas: 21_000 + 1_000 * random(100) }));
+    queues.push({ sender, txs });
+    for (const f of txs) await mempool.add(tx({ sender, ...f }));
+  }
+  const maxGas = 20_000_000n;
+  // The rule, one scan of every sender per pick: highest fee first, ties to the sender that came first.
+  const expected: string[] = [];
+  const heads = queues.map((q) => ({ ...q, next: 0 }));
+  let gas = 0n;
+  while (expected.length < 700 && heads.length > 0) {
+    let best = 0;
+    for (let i = 1; i < heads.length; i++) if (heads[i]!.txs[heads[i]!.next]!.fee > heads[best]!.txs[heads[best]!.next]!.fee) best = i;
+    const head = heads[best]!;
+    const next = head.txs[head.next]!;
+    if (gas + BigInt(next.gas) > maxGas) {
+      heads.splice(best, 1);
+      continue;
+    }
+    gas += BigInt(next.gas);
+    expected.push(`${head.sender}:${next.nonce}`);
+    if (++head.next === head.txs.length) heads.splice(best, 1);
+  }
+  const reaped = order(mempool.reap(maxGas, 700));
+  t.ok(reaped.length > 200, `a sizeable block is reaped (${reaped.length} txs)`);
+  t.same(reaped, expected, 'in the order the rule gives');
+});
+
 t.test('reap respects the gas limit and skips only the sender that does not fit', async (t) => {
   const { mempool } = pool();
   await mempool.add(tx({ sender: '0xa', nonce: 0, fee: 9, gas: 80_000 }));
