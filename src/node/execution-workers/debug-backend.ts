@@ -80,8 +80,9 @@ export class WorkerDebugBackend implements DebugBackend {
   }
 
   /**
-   * Runs `call` on a worker (of `affinity`, when it may) once a trace slot is free and the SS holds every committed block;
-   * a bad or too long `timeout` in `options` is refused first, before anything is looked up.
+   * Runs `call` on a worker (the one of `affinity` when it may take it) once a trace slot is
+   * free and the SS holds every committed block; a bad or too long `timeout` in `options` is
+   * refused first, before anything is looked up.
    */
   async #run(call: TraceCall, options?: TraceOptions, affinity?: Affinity): Promise<unknown> {
     if (options) requestTimeoutMs(options.timeout, this.#limits);

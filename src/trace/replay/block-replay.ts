@@ -21,7 +21,6 @@ export interface TracedBlockTx {
 /** Which transactions of a replay to trace: a tracer for those, undefined for the rest. */
 export type TracerFor = (index: number) => Tracer | undefined;
 
-/** A block's transactions re-executed in order on one VM. */
 /** Transactions this thread's replays ran untraced, to reach the state a trace starts from. */
 let replayedUntraced = 0;
 
@@ -30,6 +29,7 @@ export function replayedTransactions(): number {
   return replayedUntraced;
 }
 
+/** A block's transactions re-executed in order on one VM. */
 export class BlockReplay {
   /** The block's hash as 0x hex (what paused replays are found by). */
   readonly blockHash: Hex;
