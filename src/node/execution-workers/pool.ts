@@ -470,8 +470,9 @@ export class WorkerPool {
         if (this.#slots.every((s) => s.ready)) for (const resolve of this.#readyWaiters.splice(0)) resolve();
         return;
       }
-      this.#replayed += Math.max(0, reply.replayed - slot.replayed);
-      slot.replayed = Math.max(slot.replayed, reply.replayed);
+      // A worker's count only grows, and its port delivers replies in order.
+      this.#replayed += reply.replayed - slot.replayed;
+      slot.replayed = reply.replayed;
       const at = slot.inflight.findIndex((pending) => pending.task.id === reply.id);
       if (at >= 0) {
         const [pending] = slot.inflight.splice(at, 1);
