@@ -149,14 +149,14 @@ async function main(): Promise<void> {
     const deployment = probeDeployment(sender, EVM_CHAIN_ID, 0);
     await Promise.all([
       submitAndMine(node.port, deployment.txs),
-      submitAndMine(anvil.port, deployment.txs, mineAnvil),
-      submitAndMine(anvilSteps.port, deployment.txs, mineAnvil),
+      submitAndMine(anvil.port, deployment.txs, { mine: mineAnvil }),
+      submitAndMine(anvilSteps.port, deployment.txs, { mine: mineAnvil }),
     ]);
     const txs = generateInteractions(sender, deployment, { seed, count, chainId: EVM_CHAIN_ID, maxDepth: 4, firstNonce: deployment.txs.length });
     const [nodeReceipts, anvilReceipts, anvilStepsReceipts] = await Promise.all([
       submitAndMine(node.port, txs),
-      submitAndMine(anvil.port, txs, mineAnvil),
-      submitAndMine(anvilSteps.port, txs, mineAnvil),
+      submitAndMine(anvil.port, txs, { mine: mineAnvil }),
+      submitAndMine(anvilSteps.port, txs, { mine: mineAnvil }),
     ]);
     const hashes = nodeReceipts.map((r) => r.transactionHash);
     const blocksOf = (receipts: typeof nodeReceipts) => new Set(receipts.map((r) => r.blockNumber)).size;

@@ -28,8 +28,22 @@ export class SubmitError extends Error {
   }
 }
 
+/** How `submitAndMine` gets the transactions into blocks. */
+export interface MineOptions {
+  /** Called once everything is submitted (default: nothing, the node mines on its own). */
+  mine?: (client: RpcClient) => Promise<void>;
+  /**
+   * Called whenever a receipt is still missing after `nudgeAfterMs`. Anvil's automine can leave
+   * a ready transaction in its pool (foundry-rs/foundry#10122); an `evm_mine` flushes it.
+   */
+  nudge?: (client: RpcClient) => Promise<void>;
+  nudgeAfterMs?: number;
+  timeoutMs?: number;
+}
+
 /** Submits `txs` in order, calls `mine`, and resolves with every receipt in the same order. */
-export async function submitAndMine(port: number, txs: readonly WorkloadTx[], mine: (client: RpcClient) => Promise<void> = async () => {}, timeoutMs = 120_000): Promise<MinedReceipt[]> {
+export async function submitAndMine(port: number, txs: readonly WorkloadTx[], options: MineOptions = {}): Promise<MinedReceipt[]> {
+  const { mine = async () => {}, nudge, nudgeAfterMs = 2_000, timeoutMs = 120_000 } = options;
   const client = new RpcClient(port, 2);
   try {
     const hashes: string[] = [];
@@ -44,13 +58,19 @@ export async function submitAndMine(port: number, txs: readonly WorkloadTx[], mi
     const deadline = performance.now() + timeoutMs;
     const receipts: MinedReceipt[] = [];
     for (const hash of hashes) {
+      let nudgeAt = performance.now() + nudgeAfterMs;
       for (;;) {
         const receipt = await client.call<MinedReceipt | null>('eth_getTransactionReceipt', [hash]);
         if (receipt) {
           receipts.push(receipt);
           break;
         }
-        if (performance.now() > deadline) throw new SubmitError(`${hash} was not mined within ${timeoutMs} ms`);
+        const now = performance.now();
+        if (now > deadline) throw new SubmitError(`${hash} was not mined within ${timeoutMs} ms`);
+        if (nudge && now > nudgeAt) {
+          await nudge(client);
+          nudgeAt = now + nudgeAfterMs;
+        }
         await sleep(25);
       }
     }

@@ -72,8 +72,11 @@ t.test(`traces match Anvil's after geth normalisations (seed ${seed}, ${count} t
   await alignAnvilCoinbase(home.http, anvil.port);
 
   const deployment = probeDeployment(sender, CHAIN_ID, 0);
+  const flushAnvil = async (client: RpcClient) => {
+    await client.call('evm_mine');
+  };
   const txs: WorkloadTx[] = [...deployment.txs, ...generateInteractions(sender, deployment, { seed, count, chainId: CHAIN_ID, maxDepth: 4, firstNonce: 2 })];
-  const [oursReceipts, anvilReceipts] = await Promise.all([submitAndMine(home.http, txs), submitAndMine(anvil.port, txs)]);
+  const [oursReceipts, anvilReceipts] = await Promise.all([submitAndMine(home.http, txs), submitAndMine(anvil.port, txs, { nudge: flushAnvil })]);
   const ours = new RpcClient(home.http, 1);
   const peer = new RpcClient(anvil.port, 1);
   t.teardown(() => {
