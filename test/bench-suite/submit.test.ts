@@ -1,0 +1,30 @@
+/** bench/trace's submission against a real Anvil that mines only on `evm_mine`: a late receipt is nudged, or the wait ends with a typed error. */
+import t from 'tap';
+import { devAccounts } from '../../src/chain/genesis-file.js';
+import { fundOnAnvil, startTracingAnvil } from '../../bench/trace/anvil.js';
+import { SubmitError, submitAndMine } from '../../bench/trace/submit.js';
+import { probeDeployment } from '../../bench/trace/workload.js';
+import type { RpcClient } from '../../bench/node/rpc-client.js';
+
+const CHAIN_ID = 713715;
+
+t.test('a node that leaves transactions pending', async (t) => {
+  const anvil = await startTracingAnvil({ chainId: CHAIN_ID, gasLimit: 30_000_000, mining: 'manual', stepsTracing: false });
+  t.teardown(() => anvil.stop());
+  const [account] = devAccounts(1);
+  const sender = { privateKey: account!.privateKey, address: account!.address };
+  await fundOnAnvil(anvil.port, [sender.address], 10n ** 21n);
+  const { txs } = probeDeployment(sender, CHAIN_ID, 0);
+
+  await t.rejects(submitAndMine(anvil.port, txs, { timeoutMs: 300 }), SubmitError, 'without a nudge the wait ends with a SubmitError');
+  let nudges = 0;
+  const nudge = async (client: RpcClient) => {
+    nudges++;
+    await client.call('evm_mine');
+  };
+  // The first two still wait in Anvil's pool; the next two follow them, and only a nudge mines any.
+  const mined = await submitAndMine(anvil.port, probeDeployment(sender, CHAIN_ID, txs.length).txs, { nudge, nudgeAfterMs: 100 });
+  t.equal(mined.length, txs.length, 'every receipt arrives once nudged');
+  t.ok(mined.every((r) => r.status === '0x1'), 'and every transaction succeeded');
+  t.ok(nudges >= 1, `the nudge ran (${nudges} times)`);
+});
