@@ -63,7 +63,7 @@ export async function startImportedNode(genesis: string, chain: string): Promise
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
-      const killed = await Promise.race([exited.then(() => false), sleep(20_000).then(() => true)]);
+      const killed = await Promise.race([exited.then(() => false), sleep(20_000, undefined, { ref: false }).then(() => true)]);
       if (killed) {
         child.kill('SIGKILL');
         await exited;

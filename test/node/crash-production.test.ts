@@ -183,7 +183,7 @@ for (const step of PRODUCTION_STEPS) {
     const crashing = await startNode(t, home, { env: { STRATA_TEST_CRASH_AT: `${step}@${CRASH_HEIGHT}` } });
     const load = new Load(home.http);
     load.start();
-    const ended = await Promise.race([crashing.ended, sleep(30_000).then(() => undefined)]);
+    const ended = await Promise.race([crashing.ended, sleep(30_000, undefined, { ref: false }).then(() => undefined)]);
     await load.stop();
     t.same(ended, { code: null, signal: 'SIGKILL' }, 'the node killed itself at the hook');
 
@@ -310,7 +310,7 @@ t.test('a write fault in block production stops the node with the reason and exi
   await waitForHeight(home.http, 3);
   const repair = breakWrites(join(home.home, 'data'));
   t.teardown(repair);
-  const ended = await Promise.race([node.ended, sleep(15_000).then(() => undefined)]);
+  const ended = await Promise.race([node.ended, sleep(15_000, undefined, { ref: false }).then(() => undefined)]);
   t.same(ended, { code: 1, signal: null }, 'the process exits with 1');
   const output = node.output();
   t.match(output, /Consensus failure - height halted/);

@@ -58,7 +58,7 @@ t.test('state sync survives a corrupting peer and kill -9', async (t) => {
     const data = join(home.home, 'data');
     for (const crash of ['chunk@1', 'before-commit']) {
       const run = spawnNode(t, home, { STRATA_TEST_STATESYNC_CRASH_AT: crash });
-      const ended = await Promise.race([run.ended, sleep(240_000).then(() => ({ code: null, signal: 'did not end' }))]);
+      const ended = await Promise.race([run.ended, sleep(240_000, undefined, { ref: false }).then(() => ({ code: null, signal: 'did not end' }))]);
       t.equal(ended.signal, 'SIGKILL', `killed at ${crash}`);
       t.ok(existsSync(restoreMarkerPath(data)), `after ${crash} the home is marked as holding a partial import`);
       if (crash === 'before-commit') t.ok(existsSync(join(data, 'blockstore')), 'the stores and the block were written');
