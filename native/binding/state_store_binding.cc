@@ -10,6 +10,7 @@
 #include "memory_budget_binding.h"
 #include "strata/evm_state_store.h"
 #include "strata/mvcc_store.h"
+#include "strata/state_snapshot.h"
 #include "mvcc_iterator_binding.h"
 
 namespace strata::binding {
@@ -65,6 +66,7 @@ void StateStoreBinding::Init(Napi::Env env, Napi::Object exports) {
              InstanceMethod<&StateStoreBinding::Prune>("prune"),
              InstanceMethod<&StateStoreBinding::Rollback>("rollback"),
              InstanceMethod<&StateStoreBinding::Import>("import"),
+             InstanceMethod<&StateStoreBinding::ImportSnapshotLeaves>("importSnapshotLeaves"),
              InstanceMethod<&StateStoreBinding::Compact>("compact"),
              InstanceMethod<&StateStoreBinding::Stats>("stats"),
              InstanceMethod<&StateStoreBinding::WaitForCompactions>("waitForCompactions"),
@@ -329,6 +331,24 @@ Napi::Value StateStoreBinding::Import(const Napi::CallbackInfo& info) {
     item.value = std::string(ToBytes(o.Get("value"), "import item value"));
   }
   return PromiseWorker::Queue(env, Value(), [s, version, items] { s->Import(version, *items); });
+}
+
+Napi::Value StateStoreBinding::ImportSnapshotLeaves(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  VersionedStore* cosmos = &store(env);
+  uint64_t version = ToVersion(info[0], "import version");
+  std::string path = ToUtf8(info[1], "snapshot stream path");
+  VersionedStore* evm = nullptr;
+  Napi::Object keep = Napi::Object::New(env);
+  keep.Set("self", Value());
+  if (!info[2].IsUndefined() && !info[2].IsNull()) {
+    if (!info[2].IsObject()) ThrowInvalid(env, "importSnapshotLeaves takes the EVM SS store object, or nothing without the split");
+    evm = &StateStoreBinding::Unwrap(info[2].As<Napi::Object>())->store(env);
+    keep.Set("evm", info[2]);
+  }
+  auto written = std::make_shared<uint64_t>(0);
+  return PromiseWorker::Queue(env, keep, [cosmos, evm, version, path, written] { *written = sc::ImportSnapshotLeaves(path, version, *cosmos, evm); },
+      [written](Napi::Env env) -> Napi::Value { return Napi::Number::New(env, static_cast<double>(*written)); });
 }
 
 Napi::Value StateStoreBinding::Compact(const Napi::CallbackInfo& info) {

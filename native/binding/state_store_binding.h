@@ -47,6 +47,9 @@ class StateStoreBinding : public StoreBinding<StateStoreBinding, VersionedStore>
   Napi::Value Prune(const Napi::CallbackInfo& info);
   Napi::Value Rollback(const Napi::CallbackInfo& info);
   Napi::Value Import(const Napi::CallbackInfo& info);
+  /// importSnapshotLeaves(version, path, evm?): a restore's SS import straight from the stream
+  /// file; this store takes every item but the EVM SS's. Resolves with the items written.
+  Napi::Value ImportSnapshotLeaves(const Napi::CallbackInfo& info);
   Napi::Value Compact(const Napi::CallbackInfo& info);
   Napi::Value Stats(const Napi::CallbackInfo& info);
   Napi::Value WaitForCompactions(const Napi::CallbackInfo& info);

@@ -74,6 +74,11 @@ export interface NativeStore {
     version: number | bigint,
     items: ReadonlyArray<{ store: string; key: Uint8Array; value: Uint8Array }>,
   ): Promise<void>;
+  /**
+   * Writes the leaves of a verified snapshot stream at `version`: every item into this store,
+   * but the `evm` store's into `evm` when given. Resolves with the items written.
+   */
+  importSnapshotLeaves(version: number | bigint, path: string, evm?: NativeStore): Promise<number>;
   compact(): Promise<void>;
   /** MVCC stores only: resolves once no flush or compaction is running or pending. */
   waitForCompactions(): Promise<void>;

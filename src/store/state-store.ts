@@ -336,6 +336,20 @@ export class StateStore {
     }
   }
 
+  /**
+   * Writes the leaves of the verified snapshot stream at `path` at `version`, as a restore
+   * does: each store's leaves under its name, FlatKV rows as the logical keys they stand for,
+   * the `evm` store's into `evm` when the split is on and into this store otherwise. Parsed
+   * and written off the event loop; resolves with the number of items written.
+   */
+  async importSnapshotLeaves(version: Version, path: string, evm?: StateStore): Promise<number> {
+    try {
+      return await this.#native.importSnapshotLeaves(version, path, evm === undefined ? undefined : nativeOf(evm));
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  }
+
   /** RocksDB and changelog statistics. */
   stats(): StoreStats {
     return this.call(() => this.#native.stats());

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "strata/commit_store.h"
+#include "strata/versioned_store.h"
 
 namespace strata::sc {
 
@@ -29,5 +30,12 @@ StateSnapshotStats ExportStateSnapshot(CommitStore& store, const std::string& pa
 /// Throws kInvalidArgument for a malformed stream, naming what is wrong.
 StateSnapshotStats ImportStateSnapshot(const std::string& memiavl_dir, const std::string& flatkv_dir, int64_t version,
                                        const CommitStoreOptions& options, const std::string& path);
+
+/// Writes the leaves of the stream in `path` into state stores at `version`, as the SS holds
+/// them: each section's leaves under its store name (the legacy `evm_flatkv` is `evm`), and
+/// FlatKV's rows turned back into the logical keys they stand for. Items of the `evm` store go
+/// to `evm` when it is given, every other item to `cosmos`. Returns the items written; throws
+/// kInvalidArgument for a malformed stream, naming what is wrong.
+uint64_t ImportSnapshotLeaves(const std::string& path, uint64_t version, VersionedStore& cosmos, VersionedStore* evm);
 
 }  // namespace strata::sc

@@ -2,11 +2,11 @@
 
 #include <filesystem>
 #include <fstream>
-#include <optional>
 #include <vector>
 
 #include "sc/flatkv/flatkv_store.h"
 #include "sc/memiavl/memiavl_db.h"
+#include "sc/snapshot_items.h"
 #include "strata/status.h"
 
 namespace fs = std::filesystem;
@@ -14,7 +14,6 @@ namespace fs = std::filesystem;
 namespace strata::sc {
 namespace {
 
-constexpr uint64_t kMaxItemBytes = 64'000'000;  // the SDK's limit on one item when reading
 
 void PutUvarint(std::string* out, uint64_t v) {
   while (v >= 0x80) {
@@ -35,11 +34,6 @@ void PutIntField(std::string* out, int field, int64_t v) {
   if (v == 0) return;
   out->push_back(static_cast<char>(field << 3 | 0));
   PutUvarint(out, static_cast<uint64_t>(v));
-}
-
-[[noreturn]] void Malformed(const std::string& path, const std::string& what) {
-  throw Error(ErrorCode::kInvalidArgument, "state snapshot " + path + " is malformed (" + what +
-                                               "); fetch the snapshot again from a trusted peer");
 }
 
 // Encodes export nodes as length-delimited SnapshotItems.
@@ -90,111 +84,6 @@ class ItemWriter final : public MemIavlExportSink {
   uint64_t bytes_ = 0;
 };
 
-// One decoded SnapshotItem.
-struct Item {
-  std::optional<std::string> store;
-  std::string key, value;
-  int64_t version = 0;
-  int64_t height = 0;
-};
-
-// Reads length-delimited SnapshotItems, checking every field it decodes.
-class ItemReader {
- public:
-  explicit ItemReader(const std::string& path) : path_(path), in_(path, std::ios::binary) {
-    if (!in_) throw Error(ErrorCode::kInvalidArgument, "cannot read state snapshot " + path + "; check the path");
-  }
-  bool Next(Item* item) {
-    uint64_t len = 0;
-    if (!ReadStreamUvarint(&len)) return false;
-    if (len > kMaxItemBytes) Malformed(path_, "an item of " + std::to_string(len) + " bytes");
-    std::string msg(len, '\0');
-    if (!in_.read(msg.data(), static_cast<std::streamsize>(len))) Malformed(path_, "the stream ends inside an item");
-    ++items_;
-    bytes_ += len;
-    *item = Item{};
-    size_t pos = 0;
-    bool seen = false;
-    while (pos < msg.size()) {
-      const uint64_t tag = Uvarint(msg, &pos);
-      if ((tag & 7) != 2) Malformed(path_, "an item field that is not a message");
-      const std::string_view body = Bytes(msg, &pos);
-      if (tag >> 3 == 1) {
-        item->store = DecodeStore(body);
-      } else if (tag >> 3 == 2) {
-        DecodeNode(body, item);
-      } else {
-        Malformed(path_, "an item of unknown kind " + std::to_string(tag >> 3));
-      }
-      seen = true;
-    }
-    if (!seen) Malformed(path_, "an empty item");
-    return true;
-  }
-  uint64_t items() const { return items_; }
-  uint64_t bytes() const { return bytes_; }
-
- private:
-  bool ReadStreamUvarint(uint64_t* v) {
-    *v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      const int c = in_.get();
-      if (c == EOF) {
-        if (shift == 0) return false;
-        Malformed(path_, "the stream ends inside a length");
-      }
-      *v |= static_cast<uint64_t>(c & 0x7f) << shift;
-      if ((c & 0x80) == 0) return true;
-    }
-    Malformed(path_, "an overlong length");
-  }
-  uint64_t Uvarint(std::string_view s, size_t* pos) {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64 && *pos < s.size(); shift += 7) {
-      const auto c = static_cast<uint8_t>(s[(*pos)++]);
-      v |= static_cast<uint64_t>(c & 0x7f) << shift;
-      if ((c & 0x80) == 0) return v;
-    }
-    Malformed(path_, "a truncated varint");
-  }
-  std::string_view Bytes(std::string_view s, size_t* pos) {
-    const uint64_t len = Uvarint(s, pos);
-    if (len > s.size() - *pos) Malformed(path_, "a field longer than its item");
-    const std::string_view out = s.substr(*pos, len);
-    *pos += len;
-    return out;
-  }
-  std::string DecodeStore(std::string_view body) {
-    std::string name;
-    size_t pos = 0;
-    while (pos < body.size()) {
-      const uint64_t tag = Uvarint(body, &pos);
-      if (tag != (1 << 3 | 2)) Malformed(path_, "a store item with an unknown field");
-      name = std::string(Bytes(body, &pos));
-    }
-    return name;
-  }
-  void DecodeNode(std::string_view body, Item* item) {
-    size_t pos = 0;
-    while (pos < body.size()) {
-      const uint64_t tag = Uvarint(body, &pos);
-      switch (tag) {
-        case 1 << 3 | 2: item->key = std::string(Bytes(body, &pos)); break;
-        case 2 << 3 | 2: item->value = std::string(Bytes(body, &pos)); break;
-        case 3 << 3 | 0: item->version = static_cast<int64_t>(Uvarint(body, &pos)); break;
-        case 4 << 3 | 0: item->height = static_cast<int64_t>(Uvarint(body, &pos)); break;
-        default: Malformed(path_, "a node item with an unknown field");
-      }
-    }
-    if (item->height < 0 || item->height > 127) Malformed(path_, "a node height outside 0..127");
-  }
-
-  std::string path_;
-  std::ifstream in_;
-  uint64_t items_ = 0;
-  uint64_t bytes_ = 0;
-};
-
 bool IsEvmSection(std::string_view name) { return name == CommitStore::kEvmStore || name == "evm_flatkv"; }
 
 }  // namespace
@@ -209,18 +98,18 @@ StateSnapshotStats ExportStateSnapshot(CommitStore& store, const std::string& pa
 
 StateSnapshotStats ImportStateSnapshot(const std::string& memiavl_dir, const std::string& flatkv_dir, int64_t version,
                                        const CommitStoreOptions& options, const std::string& path) {
-  ItemReader reader(path);
+  SnapshotItemReader reader(path);
   std::vector<std::pair<std::string, std::string>> flatkv_rows;
   std::vector<std::pair<std::string, std::string>> evm_leaves;
   enum class Section { kNone, kMemiavl, kFlatKvRows, kEvmLogical } section = Section::kNone;
-  Item item;
+  SnapshotItem item;
   // memiavl consumes the stream; FlatKV's sections are set aside for after it.
   auto next = [&](MemIavlDb::ImportItem* out) -> bool {
     while (reader.Next(&item)) {
       if (item.store) {
         const std::string& name = *item.store;
         if (name == CommitStore::kFlatKvSection) {
-          if (!options.flatkv_enabled) Malformed(path, "a flatkv section, but FlatKV is disabled on this node");
+          if (!options.flatkv_enabled) MalformedSnapshot(path, "a flatkv section, but FlatKV is disabled on this node");
           section = Section::kFlatKvRows;
           continue;
         }
@@ -228,13 +117,13 @@ StateSnapshotStats ImportStateSnapshot(const std::string& memiavl_dir, const std
           section = Section::kEvmLogical;
           continue;
         }
-        if (name == "evm_flatkv") Malformed(path, "an evm_flatkv section, but FlatKV is disabled on this node");
+        if (name == "evm_flatkv") MalformedSnapshot(path, "an evm_flatkv section, but FlatKV is disabled on this node");
         section = Section::kMemiavl;
         out->store = name;
         return true;
       }
       switch (section) {
-        case Section::kNone: Malformed(path, "a node before any store");
+        case Section::kNone: MalformedSnapshot(path, "a node before any store");
         case Section::kFlatKvRows: flatkv_rows.emplace_back(std::move(item.key), std::move(item.value)); continue;
         case Section::kEvmLogical:
           if (item.height == 0) evm_leaves.emplace_back(std::move(item.key), std::move(item.value));
@@ -252,7 +141,7 @@ StateSnapshotStats ImportStateSnapshot(const std::string& memiavl_dir, const std
   };
   MemIavlDb::Import(memiavl_dir, version, options.memiavl, next);
   if (options.flatkv_enabled) {
-    if (!flatkv_rows.empty() && !evm_leaves.empty()) Malformed(path, "both flatkv rows and evm keys");
+    if (!flatkv_rows.empty() && !evm_leaves.empty()) MalformedSnapshot(path, "both flatkv rows and evm keys");
     if (evm_leaves.empty()) {
       size_t at = 0;
       FlatKvStore::ImportRows(flatkv_dir, version, options.flatkv, [&](std::string* key, std::string* value) {

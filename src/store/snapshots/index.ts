@@ -1,7 +1,7 @@
 /** State-sync snapshots: the on-disk format, the writer and the restore. */
 export * from './format.js';
 export { SnapshotWriteError, exportStream, finishSnapshot, writeSnapshot, pruneSnapshots, type ExportedStream, type FinishOptions } from './writer.js';
-export { readStreamItems, ssItems, flatkvRowItems, ssStoreOf, type StreamItem } from './items.js';
+export { readStreamItems, type StreamItem } from './items.js';
 export {
   AppHashMismatchError,
   ChunkVerificationError,

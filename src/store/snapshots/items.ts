@@ -1,12 +1,9 @@
 /**
- * Reading the snapshot item stream for the state store: the SS takes only leaf nodes (height
- * 0), by store. FlatKV's `flatkv` section carries physical rows, which are turned back into the
- * `evm` store's logical keys (row_format.h); the legacy section name `evm_flatkv` is the `evm`
- * store. Every length is checked before it is trusted.
+ * Reading the snapshot item stream in JavaScript, for tools that look into one (a restore reads
+ * it natively: strata/state_snapshot.h). Every length is checked before it is trusted.
  */
 import { open } from 'node:fs/promises';
 
-import type { ImportItem } from '../state-store.js';
 import { SnapshotFormatError } from './format.js';
 
 /** The SDK's limit on one item when reading. */
@@ -102,62 +99,5 @@ export async function* readStreamItems(path: string): AsyncGenerator<StreamItem>
     }
   } finally {
     await file.close();
-  }
-}
-
-const NONCE = 0x0a;
-const CODE_HASH = 0x08;
-const CODE = 0x07;
-const STORAGE = 0x03;
-const ADDRESS = 20;
-const ROW_HEADER = 9;
-const BALANCE = 32;
-
-/** The logical `evm` (or other module) items one exported FlatKV row stands for. */
-export function flatkvRowItems(physicalKey: Buffer, row: Buffer): ImportItem[] {
-  const slash = physicalKey.indexOf(0x2f);
-  if (slash <= 0 || slash === physicalKey.length - 1) {
-    throw new SnapshotFormatError('the snapshot stream is malformed (a flatkv row key without a "<module>/" prefix)');
-  }
-  const module = physicalKey.subarray(0, slash).toString('utf8');
-  const key = physicalKey.subarray(slash + 1);
-  if (row.length < ROW_HEADER) throw new SnapshotFormatError('the snapshot stream is malformed (a flatkv row shorter than its header)');
-  const payload = row.subarray(ROW_HEADER);
-  // Only the evm module's keys are parsed as accounts: another module's key may start with the same byte.
-  if (module === 'evm' && key[0] === NONCE && key.length === 1 + ADDRESS) {
-    if (payload.length !== BALANCE + 8 && payload.length !== BALANCE + 8 + 32) {
-      throw new SnapshotFormatError('the snapshot stream is malformed (a flatkv account row of the wrong size)');
-    }
-    const address = key.subarray(1);
-    const items: ImportItem[] = [{ store: 'evm', key: Buffer.from(key), value: Buffer.from(payload.subarray(BALANCE, BALANCE + 8)) }];
-    if (payload.length > BALANCE + 8) {
-      items.push({ store: 'evm', key: Buffer.concat([Buffer.of(CODE_HASH), address]), value: Buffer.from(payload.subarray(BALANCE + 8)) });
-    }
-    return items;
-  }
-  if (module === 'evm' && (key[0] === CODE || key[0] === STORAGE)) return [{ store: 'evm', key: Buffer.from(key), value: Buffer.from(payload) }];
-  return [{ store: module, key: Buffer.from(key), value: Buffer.from(payload) }];
-}
-
-/** The store name a section's leaves go to in the SS (`evm_flatkv` is the legacy name of `evm`). */
-export function ssStoreOf(section: string): string {
-  return section === 'evm_flatkv' ? 'evm' : section;
-}
-
-/** The SS items of the stream at `path`: every leaf, by store, FlatKV rows turned into logical keys. */
-export async function* ssItems(path: string): AsyncGenerator<ImportItem> {
-  let section: string | undefined;
-  for await (const item of readStreamItems(path)) {
-    if (item.kind === 'store') {
-      section = item.name;
-      continue;
-    }
-    if (section === undefined) throw new SnapshotFormatError('the snapshot stream is malformed (a node before any store)');
-    if (item.height !== 0) continue;
-    if (section === 'flatkv') {
-      yield* flatkvRowItems(item.key, item.value);
-    } else if (item.key.length > 0) {
-      yield { store: ssStoreOf(section), key: item.key, value: item.value };
-    }
   }
 }

@@ -16,14 +16,12 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { StoreError } from '../errors.js';
-import { cosmosStoreDir, evmStoreDir, EVM_STORE, type StateStoreConfig } from '../composite-state-store.js';
+import { cosmosStoreDir, evmStoreDir, type StateStoreConfig } from '../composite-state-store.js';
 import { EvmStateStore } from '../evm-state-store.js';
 import { MvccStore } from '../mvcc-store.js';
 import { CommitStore, flatkvDir, memiavlDir, type CommitStoreOptions } from '../sc/commit-store.js';
-import type { ImportItem, StateStore } from '../state-store.js';
 import { syncDirectory, writeFileSynced } from './files.js';
 import { chunkFileName, readManifest, type SnapshotManifest } from './format.js';
-import { ssItems } from './items.js';
 
 /** Where a restore gets a snapshot's chunks (a directory now; peers later). */
 export interface ChunkSource {
@@ -219,12 +217,6 @@ async function verifiedChunk(source: ChunkSource, manifest: SnapshotManifest, in
   throw last!;
 }
 
-async function importSs(store: StateStore, height: number, items: AsyncIterable<ImportItem>): Promise<void> {
-  await store.import(height, items);
-  store.setEarliestVersion(height);
-  store.setLatestVersion(height);
-}
-
 /**
  * Restores the state of an empty home (no SC or SS yet) from a snapshot. A previous restore
  * that was interrupted is discarded first. Throws ChunkVerificationError for a chunk that stays
@@ -266,44 +258,19 @@ export async function restoreSnapshot(options: RestoreOptions): Promise<RestoreR
     await out.close();
   }
 
-  // The SC and the SS read the same verified stream: the SC natively, the SS through ssItems.
+  // The SC and the SS read the same verified stream, each natively and off the event loop.
   const scImport = CommitStore.importSnapshot(dataDir, manifest.height, streamPath, options.commit);
   let ssCount = 0;
-  const counted = async function* (items: AsyncIterable<ImportItem>): AsyncGenerator<ImportItem> {
-    for await (const item of items) {
-      ssCount++;
-      yield item;
-    }
-  };
   const ssImport = (async () => {
     const cosmos = await MvccStore.open(cosmosDir, { backend: ss.backend });
     let evm: EvmStateStore | undefined;
     try {
-      if (!ss.evmSsSplit) {
-        await importSs(cosmos, manifest.height, counted(ssItems(streamPath)));
-        return;
+      if (ss.evmSsSplit) evm = await EvmStateStore.open(evmStoreDir(dataDir), { backend: ss.backend, separateDbs: ss.evmSsSeparateDbs });
+      ssCount = await cosmos.importSnapshotLeaves(manifest.height, streamPath, evm);
+      for (const store of evm ? [cosmos, evm] : [cosmos]) {
+        store.setEarliestVersion(manifest.height);
+        store.setLatestVersion(manifest.height);
       }
-      evm = await EvmStateStore.open(evmStoreDir(dataDir), { backend: ss.backend, separateDbs: ss.evmSsSeparateDbs });
-      const evmItems: ImportItem[] = [];
-      const flushEvm = async (): Promise<void> => {
-        if (evmItems.length === 0) return;
-        await evm!.import(manifest.height, evmItems.splice(0));
-      };
-      // One pass: evm items are batched aside while the rest stream into the Cosmos SS.
-      const cosmosItems = async function* (): AsyncGenerator<ImportItem> {
-        for await (const item of counted(ssItems(streamPath))) {
-          if (item.store === EVM_STORE) {
-            evmItems.push(item);
-            if (evmItems.length >= 10_000) await flushEvm();
-          } else {
-            yield item;
-          }
-        }
-        await flushEvm();
-      };
-      await importSs(cosmos, manifest.height, cosmosItems());
-      evm.setEarliestVersion(manifest.height);
-      evm.setLatestVersion(manifest.height);
     } finally {
       await evm?.close();
       await cosmos.close();
