@@ -98,4 +98,10 @@ void ClearIngestLeftovers(const std::string& store_dir) {
   if (ec) throw Error(ErrorCode::kIo, "cannot clear " + store_dir + "/ingest: " + ec.message());
 }
 
+rocksdb::WriteOptions ImportWriteOptions() {
+  rocksdb::WriteOptions options;
+  options.disableWAL = true;
+  return options;
+}
+
 }  // namespace strata

@@ -92,6 +92,11 @@ rocksdb::Options BaseOptions(const StoreOptions& options, bool whole_key_filteri
 /// ThrowIfOpenFailed (open_error.h) under the state store's names for `dir`.
 void ThrowIfStateStoreOpenFailed(const rocksdb::Status& status, const std::string& dir);
 
+/// Write options of a bulk import: no WAL. The store flushes the imported memtables when it
+/// closes, so its next open has no log to replay (with a WAL, every imported item went into
+/// the memtable twice: once when written, once more when the log was replayed at the open).
+rocksdb::WriteOptions ImportWriteOptions();
+
 /// Throws kInvalidArgument unless store and key are usable (non-empty key).
 void CheckKey(std::string_view key, const char* what);
 

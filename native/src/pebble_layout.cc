@@ -404,7 +404,7 @@ class PebbleLayout final : public LayoutEngine {
       ThrowIfError(batch.Put(key, value), "import put");
     }
     ThrowIfError(batch.Put(MarkerKey(Marker::kLatest), VersionBytes(latest)), "import put");
-    ThrowIfError(db_->Write(rocksdb::WriteOptions(), &batch), "import write");
+    ThrowIfError(db_->Write(ImportWriteOptions(), &batch), "import write");
   }
 
   void Compact() override {

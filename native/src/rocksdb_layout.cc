@@ -311,7 +311,7 @@ class RocksdbLayout final : public LayoutEngine {
       ThrowIfError(batch.Put(data_cf_, key, ts, item.value), "import put");
     }
     ThrowIfError(batch.Put(default_cf_, MarkerKey(Marker::kLatest), Timestamp(latest)), "import put");
-    ThrowIfError(db_->Write(rocksdb::WriteOptions(), &batch), "import write");
+    ThrowIfError(db_->Write(ImportWriteOptions(), &batch), "import write");
   }
 
   void Compact() override {

@@ -45,7 +45,9 @@ class VersionedStore {
   /// so the store reads and writes on as if those versions never happened (rollback). Drains
   /// first; throws kInvalidArgument when `version` is below the earliest readable version.
   virtual void RollbackTo(uint64_t version) = 0;
-  /// Writes items at one version, bypassing the changelog.
+  /// Writes items at one version, bypassing the changelog and RocksDB's WAL (a restore's bulk
+  /// load): they are durable once the store closes cleanly, which flushes them; a crash before
+  /// that loses them, and a restore answers that by starting over.
   virtual void Import(uint64_t version, const std::vector<ImportItem>& items) = 0;
   /// Write and compaction counters, and the changelog's index range.
   virtual StoreStats Stats() const = 0;
