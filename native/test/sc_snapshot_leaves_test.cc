@@ -13,19 +13,14 @@
 
 #include "strata/mvcc_store.h"
 #include "strata/state_snapshot.h"
+#include "sc/varint.h"
 #include "strata/status.h"
 #include "test_util.h"
 
 namespace strata {
 namespace {
 
-void PutUvarint(std::string* out, uint64_t v) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>(v | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
+using sc::PutUvarint;
 
 void PutBytes(std::string* out, int field, const std::string& bytes) {
   out->push_back(static_cast<char>(field << 3 | 2));

@@ -7,21 +7,13 @@
 #include "sc/flatkv/flatkv_store.h"
 #include "sc/memiavl/memiavl_db.h"
 #include "sc/snapshot_items.h"
+#include "sc/varint.h"
 #include "strata/status.h"
 
 namespace fs = std::filesystem;
 
 namespace strata::sc {
 namespace {
-
-
-void PutUvarint(std::string* out, uint64_t v) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>(v | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
 
 void PutBytesField(std::string* out, int field, std::string_view bytes) {
   if (bytes.empty()) return;  // proto3 leaves defaults out
