@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <vector>
 
 #include "sc/flatkv/flatkv_store.h"
@@ -88,14 +89,52 @@ StateSnapshotStats ExportStateSnapshot(CommitStore& store, const std::string& pa
   return writer.Finish(store.Last().version);
 }
 
+namespace {
+
+// FlatKV's rows of the stream at `path`, imported on their own thread while memiavl takes the
+// rest: a second reader skips to the `flatkv` section, so the rows are neither held in memory
+// nor imported only after memiavl. Resolves to whether the stream had rows (a stream without
+// them may carry the legacy logical evm keys, which the caller imports instead).
+std::future<bool> ImportFlatKvRowsAside(const std::string& flatkv_dir, int64_t version, const FlatKvOptions& options,
+                                        const std::string& path) {
+  return std::async(std::launch::async, [=] {
+    SnapshotItemReader reader(path);
+    SnapshotItem item;
+    bool in_rows = false;
+    auto next_row = [&]() -> bool {
+      while (reader.Next(&item)) {
+        if (item.store) {
+          in_rows = *item.store == CommitStore::kFlatKvSection;
+          continue;
+        }
+        if (in_rows) return true;
+      }
+      return false;
+    };
+    if (!next_row()) return false;
+    bool pending = true;  // the first row, already read
+    FlatKvStore::ImportRows(flatkv_dir, version, options, [&](std::string* key, std::string* value) {
+      if (!pending && !next_row()) return false;
+      pending = false;
+      *key = std::move(item.key);
+      *value = std::move(item.value);
+      return true;
+    });
+    return true;
+  });
+}
+
+}  // namespace
+
 StateSnapshotStats ImportStateSnapshot(const std::string& memiavl_dir, const std::string& flatkv_dir, int64_t version,
                                        const CommitStoreOptions& options, const std::string& path) {
   SnapshotItemReader reader(path);
-  std::vector<std::pair<std::string, std::string>> flatkv_rows;
+  std::future<bool> flatkv_rows;
+  if (options.flatkv_enabled) flatkv_rows = ImportFlatKvRowsAside(flatkv_dir, version, options.flatkv, path);
   std::vector<std::pair<std::string, std::string>> evm_leaves;
   enum class Section { kNone, kMemiavl, kFlatKvRows, kEvmLogical } section = Section::kNone;
   SnapshotItem item;
-  // memiavl consumes the stream; FlatKV's sections are set aside for after it.
+  // memiavl consumes the stream; FlatKV's rows are another thread's, legacy evm keys wait.
   auto next = [&](MemIavlDb::ImportItem* out) -> bool {
     while (reader.Next(&item)) {
       if (item.store) {
@@ -116,7 +155,7 @@ StateSnapshotStats ImportStateSnapshot(const std::string& memiavl_dir, const std
       }
       switch (section) {
         case Section::kNone: MalformedSnapshot(path, "a node before any store");
-        case Section::kFlatKvRows: flatkv_rows.emplace_back(std::move(item.key), std::move(item.value)); continue;
+        case Section::kFlatKvRows: continue;
         case Section::kEvmLogical:
           if (item.height == 0) evm_leaves.emplace_back(std::move(item.key), std::move(item.value));
           continue;
@@ -131,19 +170,18 @@ StateSnapshotStats ImportStateSnapshot(const std::string& memiavl_dir, const std
     }
     return false;
   };
-  MemIavlDb::Import(memiavl_dir, version, options.memiavl, next);
+  try {
+    MemIavlDb::Import(memiavl_dir, version, options.memiavl, next);
+  } catch (...) {
+    if (flatkv_rows.valid()) flatkv_rows.wait();  // its failure, if any, is the lesser news
+    throw;
+  }
   if (options.flatkv_enabled) {
-    if (!flatkv_rows.empty() && !evm_leaves.empty()) MalformedSnapshot(path, "both flatkv rows and evm keys");
-    if (evm_leaves.empty()) {
-      size_t at = 0;
-      FlatKvStore::ImportRows(flatkv_dir, version, options.flatkv, [&](std::string* key, std::string* value) {
-        if (at == flatkv_rows.size()) return false;
-        *key = std::move(flatkv_rows[at].first);
-        *value = std::move(flatkv_rows[at].second);
-        ++at;
-        return true;
-      });
-    } else {
+    const bool had_rows = flatkv_rows.get();
+    if (had_rows && !evm_leaves.empty()) MalformedSnapshot(path, "both flatkv rows and evm keys");
+    if (!had_rows && evm_leaves.empty()) {
+      FlatKvStore::ImportRows(flatkv_dir, version, options.flatkv, [](std::string*, std::string*) { return false; });
+    } else if (!had_rows) {
       // An older snapshot carries the evm store's logical keys: FlatKV commits them as one block.
       std::error_code ec;
       if (fs::exists(flatkv_dir, ec) && !fs::is_empty(flatkv_dir, ec)) {
