@@ -1,9 +1,11 @@
-// ImportSnapshotLeaves: a restore's state-store side, from hand-written streams into real
-// MVCC stores. What it must do is what the SS serves after a restore: leaves only, by store,
-// FlatKV rows as logical keys, the legacy `evm_flatkv` as `evm`, the split routing `evm` aside.
+// A restore's two imports from hand-written streams. ImportSnapshotLeaves, into real MVCC
+// stores: what the SS serves after a restore (leaves only, by store, FlatKV rows as logical
+// keys, the legacy `evm_flatkv` as `evm`, the split routing `evm` aside). ImportStateSnapshot:
+// the SC's memiavl and FlatKV (whose rows another thread imports), and its refusals.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -159,6 +161,53 @@ TEST_F(SnapshotLeavesTest, RefusesMalformedStreamsNamingTheFault) {
   auto cosmos = Open("cosmos-truncated");
   std::ofstream(Path("truncated"), std::ios::binary) << std::string("\x20\x0a", 2);
   EXPECT_THROW(sc::ImportSnapshotLeaves(Path("truncated"), 10, *cosmos, nullptr), Error);
+}
+
+std::string AccountRow() { return Row(std::string(32, '\0') + std::string("\0\0\0\0\0\0\0\x01", 8)); }
+
+class StateSnapshotImportTest : public testing::Test {
+ protected:
+  sc::StateSnapshotStats Import(const StreamBuilder& stream, bool flatkv_enabled = true) {
+    sc::CommitStoreOptions options;
+    options.flatkv_enabled = flatkv_enabled;
+    // Each import gets fresh directories: a refused one leaves its partial state behind.
+    const auto root = std::filesystem::path(dir_.path()) / std::to_string(++imports_);
+    std::filesystem::create_directories(root);
+    return sc::ImportStateSnapshot((root / "memiavl").string(), FlatKvDir(), 10, options, stream.WriteTo((root / "stream").string()));
+  }
+  std::string FlatKvDir() const { return (std::filesystem::path(dir_.path()) / std::to_string(imports_) / "flatkv").string(); }
+
+  static void ExpectRefused(const std::function<void()>& import, const std::string& fault) {
+    try {
+      import();
+      ADD_FAILURE() << "accepted a stream with " << fault;
+    } catch (const Error& error) {
+      EXPECT_EQ(error.code(), ErrorCode::kInvalidArgument) << fault;
+      EXPECT_NE(std::string(error.what()).find(fault), std::string::npos) << error.what();
+    }
+  }
+
+  test::TempDir dir_;
+  int imports_ = 0;
+};
+
+TEST_F(StateSnapshotImportTest, BuildsMemiavlAndFlatKvFromOneStream) {
+  const auto stats = Import(StreamBuilder().Store("bank").Node("a", "1").Store("flatkv").Node("evm/\x0a" + Address('a'), AccountRow()));
+  EXPECT_EQ(stats.version, 10);
+  EXPECT_EQ(stats.items, 4u);
+  EXPECT_TRUE(std::filesystem::exists(FlatKvDir()) && !std::filesystem::is_empty(FlatKvDir())) << "FlatKV was built from the row";
+}
+
+TEST_F(StateSnapshotImportTest, RefusesWhatCannotBeTheState) {
+  ExpectRefused([&] {
+    Import(StreamBuilder().Store("bank").Node("a", "1").Store("flatkv").Node("evm/\x0a" + Address('a'), AccountRow()).Store("evm").Node("\x07" + Address('b'), "code"));
+  }, "both flatkv rows and evm keys");
+  ExpectRefused([&] { Import(StreamBuilder().Store("bank").Node("a", "1").Store("flatkv").Node("evm/\x0a" + Address('a'), AccountRow()), false); },
+                "FlatKV is disabled on this node");
+}
+
+TEST_F(StateSnapshotImportTest, AMalformedRowFailsTheImportFromItsOwnThread) {
+  EXPECT_THROW(Import(StreamBuilder().Store("bank").Node("a", "1").Store("flatkv").Node("evm/\x0a" + Address('a'), Row("short"))), Error);
 }
 
 }  // namespace
