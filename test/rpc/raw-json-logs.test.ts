@@ -29,4 +29,6 @@ t.test('formatLogsJson is the JSON of formatLogs, again the same when asked agai
   t.equal(formatLogsJson(logs).text, expected, 'and from the remembered texts');
   t.equal(formatLogsJson([]).text, '[]', 'no logs: an empty array');
   t.same(JSON.parse(formatLogsJson(logs.slice(1)).text), formatLogs(logs.slice(1)), 'a sub-range of remembered logs');
+  const mixed = [log(7, 0), logs[2]!, log(8, 0), log(8, 1)];
+  t.equal(formatLogsJson(mixed).text, JSON.stringify(formatLogs(mixed)), 'new logs around a remembered one, each in its place');
 });

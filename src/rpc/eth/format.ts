@@ -146,16 +146,8 @@ export function formatLog(log: EthLog): JsonObject {
 }
 
 /**
- * Log objects already built, by the log they render. A backend that hands out the same EthLog
- * for a log it remembers (eth_getLogs over recently queried blocks) gets the same object back
- * instead of a new one; the entry goes with the log.
- */
-const formattedLogs = new WeakMap<EthLog, JsonObject>();
-
-/**
  * Log objects of logs in chain order: logs of one block (and of one transaction) come
  * together, so their block and transaction members are converted to hex once, not per log.
- * The returned objects may be shared between responses and must not be changed.
  */
 export function formatLogs(logs: readonly EthLog[]): JsonObject[] {
   const out: JsonObject[] = new Array(logs.length);
@@ -163,11 +155,6 @@ export function formatLogs(logs: readonly EthLog[]): JsonObject[] {
   let tx: { index: number; hash: string; indexHex: string } | undefined;
   for (let i = 0; i < logs.length; i++) {
     const log = logs[i]!;
-    const known = formattedLogs.get(log);
-    if (known !== undefined) {
-      out[i] = known;
-      continue;
-    }
     if (block === undefined || block.number !== log.blockNumber) {
       block = { number: log.blockNumber, hash: bytesHex(log.blockHash), numberHex: quantity(log.blockNumber), timestamp: quantity(log.blockTimestamp) };
       tx = undefined;
@@ -175,7 +162,7 @@ export function formatLogs(logs: readonly EthLog[]): JsonObject[] {
     if (tx === undefined || tx.index !== log.transactionIndex) {
       tx = { index: log.transactionIndex, hash: bytesHex(log.transactionHash), indexHex: quantity(log.transactionIndex) };
     }
-    const formatted: JsonObject = {
+    out[i] = {
       address: bytesHex(log.address),
       topics: log.topics.map(bytesHex),
       data: bytesHex(log.data),
@@ -187,25 +174,35 @@ export function formatLogs(logs: readonly EthLog[]): JsonObject[] {
       logIndex: quantity(log.logIndex),
       removed: false,
     };
-    formattedLogs.set(log, formatted);
-    out[i] = formatted;
   }
   return out;
 }
 
-/** Log objects' JSON text, by the log object it encodes: a log answered again is not serialised again. */
-const logTexts = new WeakMap<JsonObject, string>();
+/**
+ * Each log's JSON text, by the log it encodes: a backend that hands out the same EthLog for a
+ * log it remembers (eth_getLogs over recently queried blocks) gets the text back instead of
+ * serialising again. Only the text is kept, not the log object it was made from: the text is
+ * what is answered, and keeping both cost about 750 bytes more per remembered log.
+ */
+const logTexts = new WeakMap<EthLog, string>();
 
-/** formatLogs as one JSON array text, each log serialised once while its log object lives (eth_getLogs' answer). */
+/** formatLogs as one JSON array text, each log serialised once while its EthLog lives (eth_getLogs' answer). */
 export function formatLogsJson(logs: readonly EthLog[]): RawJson {
-  const parts = formatLogs(logs).map((log) => {
-    let text = logTexts.get(log);
-    if (text === undefined) {
-      text = JSON.stringify(log);
-      logTexts.set(log, text);
-    }
-    return text;
-  });
+  const parts: string[] = new Array(logs.length);
+  const missing: number[] = [];
+  for (let i = 0; i < logs.length; i++) {
+    const text = logTexts.get(logs[i]!);
+    if (text === undefined) missing.push(i);
+    else parts[i] = text;
+  }
+  if (missing.length > 0) {
+    const formatted = formatLogs(missing.map((i) => logs[i]!));
+    missing.forEach((at, k) => {
+      const text = JSON.stringify(formatted[k]);
+      logTexts.set(logs[at]!, text);
+      parts[at] = text;
+    });
+  }
   return new RawJson(`[${parts.join(',')}]`);
 }
 
