@@ -32,7 +32,7 @@ import { submitAndMine } from '../trace/submit.js';
 import { quantile } from '../trace/phase.js';
 import { watchBlocks, type BlockWatcher } from './blocks.js';
 import { HOSTILE_KINDS } from './hostile.js';
-import { partsGrowth, scrapeMemoryParts, type MemoryParts } from './memory-parts.js';
+import { partsGrowth, scrapeMemoryParts, scrapeWorkerCounts, type MemoryParts } from './memory-parts.js';
 import { DEFAULT_MIX, NORMAL_KINDS, runLoad, type Kind, type LoadLog, type SoakError, type SoakSender } from './workload.js';
 
 const EVM_CHAIN_ID = 713715;
@@ -196,8 +196,13 @@ async function main(): Promise<void> {
       const now = rssOf(node.pid);
       return now === null ? undefined : scrapeMemoryParts(metricsPort, now.mib).catch(() => undefined);
     };
+    const workersOf = () => scrapeWorkerCounts(metricsPort).catch(() => undefined);
     let warmParts: Promise<MemoryParts | undefined> = Promise.resolve(undefined);
-    const warmTimer = setTimeout(() => (warmParts = partsOf()), warmupMs);
+    let warmWorkers: Promise<Record<string, number> | undefined> = Promise.resolve(undefined);
+    const warmTimer = setTimeout(() => {
+      warmParts = partsOf();
+      warmWorkers = workersOf();
+    }, warmupMs);
     const follow = await watchBlocks(node.port);
     watcher = follow;
     const cpuBefore = cpuSnapshot([node.pid]);
@@ -224,6 +229,7 @@ async function main(): Promise<void> {
     const rssEnd = rss.at(-1);
     clearTimeout(warmTimer);
     const [partsWarm, partsEnd] = [await warmParts, await partsOf()];
+    const [workersWarm, workersEnd] = [await warmWorkers, await workersOf()];
     const partsGrew = partsWarm && partsEnd ? partsGrowth(partsWarm, partsEnd) : undefined;
     const cpuAfter = cpuSnapshot([node.pid]);
     const ownCpu = process.cpuUsage(ownCpuBefore);
@@ -296,6 +302,8 @@ async function main(): Promise<void> {
       memoryAfterWarmupMiB: partsWarm,
       memoryEndMiB: partsEnd,
       soakRssGrowthByPartMiB: partsGrew,
+      executionWorkersAfterWarmup: workersWarm,
+      executionWorkersEnd: workersEnd,
       rssSamples: rss.map((r) => [Math.round(r.at / 1000), Math.round(r.mib), Math.round(r.anonMiB), Math.round(r.fileMiB)]),
       soakErrors: errors.length,
       soakErrorsByKind: byCategory,
@@ -338,6 +346,9 @@ async function main(): Promise<void> {
       `${blocks.blocks} blocks · RSS ${fmt(warm?.mib ?? Number.NaN)} MiB after ${warmupMs / 1000} s warm-up → ${fmt(rssEnd?.mib ?? Number.NaN)} MiB at the end (peak ${fmt(output.rssPeakMiB ?? Number.NaN)}) · foreign CPU ${foreign.toFixed(1)}% · load generator ${fmt(output.loadGeneratorCpuPercentOfCore ?? Number.NaN, 0)}% of a core`,
       ...(partsGrew
         ? [`RSS growth by part (MiB): ${Object.entries(partsGrew).filter(([k]) => k !== 'rss').map(([k, v]) => `${k} ${v >= 0 ? '+' : ''}${fmt(v)}`).join(' · ')}`]
+        : []),
+      ...(workersWarm && workersEnd
+        ? [`execution workers by pool: ${Object.keys(workersEnd).map((pool) => `${pool} ${workersWarm[pool] ?? 0} after warm-up → ${workersEnd[pool]} at the end`).join(' · ')}`]
         : []),
       ...(errorLines.length ? ['unexpected outcomes:', ...errorLines, ...errors.slice(0, 5).map((e) => `  e.g. ${e.kind}/${e.category}: ${e.message}`)] : []),
     ].join('\n');

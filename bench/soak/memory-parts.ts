@@ -48,6 +48,18 @@ export async function scrapeMemoryParts(port: number, rssMiB: number): Promise<M
   return { rss: rssMiB, ...parts, unattributed: rssMiB - attributed };
 }
 
+/**
+ * Execution worker threads running now, by pool (`/metrics` on `port`): a pool grows beyond its
+ * base size while long tasks hold every worker, and each added worker brings its own V8 heap.
+ */
+export async function scrapeWorkerCounts(port: number): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const sample of await scrapeMetrics(port)) {
+    if (sample.name === 'strata_execution_workers') counts[sample.labels['pool'] ?? ''] = sample.value;
+  }
+  return counts;
+}
+
 /** Each part's growth from `before` to `after`, MiB, rounded to 0.1. */
 export function partsGrowth(before: MemoryParts, after: MemoryParts): MemoryParts {
   return Object.fromEntries(Object.keys(after).map((k) => [k, Math.round((after[k as keyof MemoryParts] - before[k as keyof MemoryParts]) * 10) / 10])) as unknown as MemoryParts;
