@@ -13,6 +13,9 @@ namespace strata::sc {
 /// The SDK's limit on one item when reading.
 inline constexpr uint64_t kMaxSnapshotItemBytes = 64'000'000;
 
+/// The name older nodes gave the evm store's section, when memiavl held it; read as `evm`.
+inline constexpr std::string_view kLegacyEvmSection = "evm_flatkv";
+
 /// Throws kInvalidArgument: the stream at `path` is malformed in the way `what` says.
 [[noreturn]] void MalformedSnapshot(const std::string& path, const std::string& what);
 

@@ -13,9 +13,8 @@ namespace {
 
 // Items handed to a store per Import call: bounded memory, few calls.
 constexpr size_t kImportBatch = 10'000;
-constexpr std::string_view kFlatKvSection = "flatkv";
-constexpr std::string_view kLegacyEvmSection = "evm_flatkv";
-constexpr std::string_view kEvmStore = "evm";
+constexpr std::string_view kFlatKvSection = CommitStore::kFlatKvSection;
+constexpr std::string_view kEvmStore = CommitStore::kEvmStore;
 
 // Collects items for one store and imports them a batch at a time.
 class ImportBatch {

@@ -77,7 +77,7 @@ class ItemWriter final : public MemIavlExportSink {
   uint64_t bytes_ = 0;
 };
 
-bool IsEvmSection(std::string_view name) { return name == CommitStore::kEvmStore || name == "evm_flatkv"; }
+bool IsEvmSection(std::string_view name) { return name == CommitStore::kEvmStore || name == kLegacyEvmSection; }
 
 }  // namespace
 
@@ -148,7 +148,7 @@ StateSnapshotStats ImportStateSnapshot(const std::string& memiavl_dir, const std
           section = Section::kEvmLogical;
           continue;
         }
-        if (name == "evm_flatkv") MalformedSnapshot(path, "an evm_flatkv section, but FlatKV is disabled on this node");
+        if (name == kLegacyEvmSection) MalformedSnapshot(path, "an evm_flatkv section, but FlatKV is disabled on this node");
         section = Section::kMemiavl;
         out->store = name;
         return true;
