@@ -10,7 +10,7 @@ import { Hardfork } from '@ethereumjs/common';
 
 import { precompileNumber } from '../evm/errors.js';
 import { gethVmError, type FailedStep } from './errors.js';
-import './step-event.js';
+import { setDirectStepListener } from './step-event.js';
 import { memorySlice, wordAddress } from './hex.js';
 import type { FrameContract, FrameStart, FrameType, Hex, OpcodeStep, StateReader, TraceLog, Tracer } from './types.js';
 
@@ -110,11 +110,13 @@ export class EvmTraceBridge {
   private logCount = 0;
   private failure: unknown;
   private readonly listeners: Array<[string, (data: never, resolve: () => void) => void]>;
+  private readonly directStep: (event: InterpreterStep) => void | Promise<void>;
 
   /** `firstLogIndex`: how many logs the block's earlier transactions emitted (logs carry block-level indexes). */
   constructor(private readonly evm: EVM, private readonly tracer: Tracer, private readonly state: StateReader, firstLogIndex = 0) {
     this.logCount = firstLogIndex;
     this.rules = rulesOf(evm.common);
+    this.directStep = this.recording((s: InterpreterStep) => this.step(s));
     this.listeners = [
       ['beforeMessage', this.guard((m: Message) => this.enter(m))],
       ['step', this.guard((s: InterpreterStep) => this.step(s))],
@@ -125,34 +127,42 @@ export class EvmTraceBridge {
   /** Starts listening to the EVM. */
   attach(): void {
     for (const [topic, listener] of this.listeners) this.evm.events.on(topic as 'step', listener as never);
+    setDirectStepListener(this.evm, this.directStep);
   }
 
   /** Stops listening; throws the first error a tracer hook raised. */
   detach(): void {
+    setDirectStepListener(this.evm, undefined);
     for (const [topic, listener] of this.listeners) this.evm.events.off(topic as 'step', listener as never);
     if (this.failure !== undefined) throw this.failure;
   }
 
-  /** A two-argument listener (so the EVM awaits it) that records instead of throwing. */
-  private guard<T>(handler: (data: T) => void | Promise<void>): (data: never, resolve: () => void) => void {
+  /** `handler` made safe to call from the EVM: the first error it raises is recorded, never thrown. */
+  private recording<T>(handler: (data: T) => void | Promise<void>): (data: T) => void | Promise<void> {
     const fail = (error: unknown): void => {
       this.failure ??= error;
     };
-    return (data, resolve) => {
-      if (this.failure !== undefined) return resolve();
+    return (data) => {
+      if (this.failure !== undefined) return;
       let pending: void | Promise<void>;
       try {
-        pending = handler(data as T);
+        pending = handler(data);
       } catch (error) {
         fail(error);
-        return resolve();
+        return;
       }
+      return pending?.then(undefined, fail);
+    };
+  }
+
+  /** A two-argument listener (so the EVM awaits it) that records instead of throwing. */
+  private guard<T>(handler: (data: T) => void | Promise<void>): (data: never, resolve: () => void) => void {
+    const safe = this.recording(handler);
+    return (data, resolve) => {
+      const pending = safe(data as T);
       // A handler that finished synchronously releases the EVM at once (no microtask hop).
-      if (pending === undefined) return resolve();
-      pending.then(resolve, (error: unknown) => {
-        fail(error);
-        resolve();
-      });
+      if (pending === undefined) resolve();
+      else pending.then(resolve);
     };
   }
 

@@ -6,6 +6,11 @@
  * reads memory during the event (copying what it keeps), so the event carries a view of the
  * memory instead. The fields the tracers do not read (EOF sections, immediates, revert data)
  * are left out. If the hook is missing (another @ethereumjs version) the library's own stays.
+ *
+ * The library also hands each event to its listeners through an async emitter: a listener
+ * array, an async function and a Promise per listener, for every opcode. A listener registered
+ * as the EVM's direct step listener is instead called straight from the hook, and a step it
+ * finishes synchronously costs no Promise at all.
  */
 import type { InterpreterStep } from '@ethereumjs/evm';
 
@@ -22,11 +27,26 @@ interface InterpreterInternals {
     stateManager: InterpreterStep['stateManager'];
   };
   _env: { depth: number; address: InterpreterStep['address']; contract: InterpreterStep['account']; codeAddress: InterpreterStep['codeAddress'] };
-  _evm: { _emit(topic: string, event: unknown): Promise<void> };
+  _evm: { _emit(topic: string, event: unknown): Promise<void>; events: { listenerCount(topic: string): number } };
   lookupOpInfo(op: number): { opcodeInfo: { fullName: string; fee: number; isAsync: boolean; code: number } };
 }
 
-type StepHook = (this: InterpreterInternals, dynamicFee: bigint, gasLeft: bigint, memoryWords: bigint) => Promise<void>;
+type StepHook = (this: InterpreterInternals, dynamicFee: bigint, gasLeft: bigint, memoryWords: bigint) => Promise<void> | void;
+
+/** A step listener called directly: it must not throw, and a Promise it returns must not reject. */
+export type DirectStepListener = (event: InterpreterStep) => void | Promise<void>;
+
+const directListeners = new WeakMap<object, DirectStepListener>();
+
+/**
+ * Makes `listener` the EVM's direct step listener. It stands in for the one `step` listener
+ * the caller also keeps on `evm.events` (the interpreter only emits steps while one is there);
+ * while any other `step` listener is attached, every listener is called the library's way.
+ */
+export function setDirectStepListener(evm: object, listener: DirectStepListener | undefined): void {
+  if (listener === undefined) directListeners.delete(evm);
+  else directListeners.set(evm, listener);
+}
 
 const prototype = interpreterPrototype as { _runStepHook?: StepHook } | undefined;
 
@@ -48,6 +68,8 @@ if (prototype !== undefined && typeof prototype._runStepHook === 'function') {
       codeAddress: this._env.codeAddress,
       stateManager: state.stateManager,
     };
+    const direct = directListeners.get(this._evm);
+    if (direct !== undefined && this._evm.events.listenerCount('step') === 1) return direct(event as InterpreterStep);
     return this._evm._emit('step', event);
   };
 }

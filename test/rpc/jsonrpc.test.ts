@@ -11,9 +11,11 @@ import {
   RpcError,
   expectParams,
   invalidArgument,
+  responseText,
   type MethodTable,
   type RequestContext,
 } from '../../src/rpc/jsonrpc/index.js';
+import { RawJson } from '../../src/util/raw-json.js';
 import { Gate } from './fixtures/helpers.js';
 
 /** A call body. */
@@ -23,7 +25,7 @@ function call(method: string, params?: unknown, id: unknown = 1): string {
 
 /** Runs a body and parses the answer (awaiting it when asynchronous). */
 async function answer(dispatcher: Dispatcher, body: string, ctx: RequestContext = HTTP_CONTEXT): Promise<unknown> {
-  const text = await dispatcher.handle(body, ctx);
+  const text = responseText(await dispatcher.handle(body, ctx));
   return text === '' ? undefined : JSON.parse(text);
 }
 
@@ -47,13 +49,36 @@ t.test('synchronous handlers are answered synchronously; a Promise appears only 
   t.type(dispatcher.handle(`[${call('echo', [1])},${call('eth_chainId', [], 2)}]`, HTTP_CONTEXT), 'string', 'a batch of sync calls too');
   const pending = dispatcher.handle(call('slow_echo', [2]), HTTP_CONTEXT);
   t.ok(pending instanceof Promise);
-  t.same(JSON.parse(await pending), { jsonrpc: '2.0', id: 1, result: [2] });
+  t.same(JSON.parse(responseText(await pending)), { jsonrpc: '2.0', id: 1, result: [2] });
   const mixed = dispatcher.handle(`[${call('echo', [1])},${call('slow_echo', [2], 2)}]`, HTTP_CONTEXT);
   t.ok(mixed instanceof Promise);
-  t.same(JSON.parse(await mixed), [
+  t.same(JSON.parse(responseText(await mixed)), [
     { jsonrpc: '2.0', id: 1, result: [1] },
     { jsonrpc: '2.0', id: 2, result: [2] },
   ]);
+});
+
+t.test('a result that came as bytes goes out as bytes: the same JSON, one buffer; a batch is one text', async (t) => {
+  const parts = () => new RawJson({ head: '{"name":"été","logs":', body: new TextEncoder().encode('[1,2,3]'), tail: '}' });
+  const seen: boolean[] = [];
+  const dispatcher = new Dispatcher(
+    { trace: () => parts(), later: async () => parts() },
+    { maxResponseBytes: 200, observe: (_method, _seconds, ok) => seen.push(ok) },
+  );
+  const expected = '{"jsonrpc":"2.0","id":7,"result":{"name":"été","logs":[1,2,3]}}';
+  const bytes = dispatcher.handle(call('trace', [], 7), HTTP_CONTEXT);
+  t.ok(bytes instanceof Uint8Array, 'a synchronous answer is bytes');
+  t.equal(Buffer.from(bytes as Uint8Array).toString('utf8'), expected, 'UTF-8 of the head and tail, the body copied as it is');
+  const later = await dispatcher.handle(call('later', [], 7), HTTP_CONTEXT);
+  t.ok(later instanceof Uint8Array, 'an asynchronous answer too');
+  t.equal(responseText(later), expected);
+  t.same(seen, [true, true], 'both counted as successes');
+  t.equal(await dispatcher.handle(`[${call('trace', [], 1)},${call('later', [], 2)}]`, HTTP_CONTEXT), `[${expected.replace(':7', ':1')},${expected.replace(':7', ':2')}]`, 'a batch is one text');
+  const small = new Dispatcher({ trace: () => parts() }, { maxResponseBytes: 40 });
+  const refused = JSON.parse(responseText(small.handle(call('trace', [], 3), HTTP_CONTEXT) as string)) as { id: number; error: { code: number; message: string } };
+  t.equal(refused.id, 3);
+  t.equal(refused.error.code, -32005);
+  t.match(refused.error.message, /response too large: the answer of trace is \d+ bytes, over the 40-byte limit/, 'the size limit holds for bytes');
 });
 
 t.test('params: absent or null means no arguments, an array is positional, anything else is -32602 non-array args', async (t) => {
@@ -301,8 +326,8 @@ t.test('in-flight limit: calls past it get -32005 at once, not a hang; the count
   const quick = JSON.parse(dispatcher.handle(call('quick', [], 4), HTTP_CONTEXT) as string) as { error?: unknown };
   t.ok(quick.error, 'while full, even synchronous calls are refused');
   gate.open();
-  t.same(JSON.parse(await first), { jsonrpc: '2.0', id: 1, result: 'done' });
-  t.same(JSON.parse(await second), { jsonrpc: '2.0', id: 2, result: 'done' });
+  t.same(JSON.parse(responseText(await first)), { jsonrpc: '2.0', id: 1, result: 'done' });
+  t.same(JSON.parse(responseText(await second)), { jsonrpc: '2.0', id: 2, result: 'done' });
   t.equal(dispatcher.inFlight, 0, 'finished calls leave the count');
   t.same(await answer(dispatcher, call('wait', [], 5)), { jsonrpc: '2.0', id: 5, result: 'done' });
 });

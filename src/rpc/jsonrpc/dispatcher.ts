@@ -9,7 +9,7 @@ import type { RequestContext } from './context.js';
 import { RpcError, toRpcError } from './errors.js';
 import { rawIdTexts, scalarValueEnd } from './raw-ids.js';
 import { classifyMessage, paramsArray, type ValidMessage } from './request.js';
-import { errorResponse, NULL_ID, resultResponse } from './response.js';
+import { errorResponse, NULL_ID, resultResponse, responseSize, responseText, type EncodedResponse } from './response.js';
 
 /** A method handler: positional params in, a JSON-serialisable result (or a Promise of one) out. */
 export type RpcMethodHandler = (params: unknown[], ctx: RequestContext) => unknown;
@@ -89,7 +89,7 @@ export class Dispatcher {
    * nothing is to be answered (notifications only); a Promise only when a handler returned one.
    * Never throws and never rejects: every failure becomes a JSON-RPC error.
    */
-  handle(body: string, ctx: RequestContext): string | Promise<string> {
+  handle(body: string, ctx: RequestContext): EncodedResponse | Promise<EncodedResponse> {
     let payload: unknown;
     try {
       payload = JSON.parse(body);
@@ -103,7 +103,7 @@ export class Dispatcher {
   }
 
   /** One message's answer, or null for a notification. */
-  #handleMessage(message: unknown, ctx: RequestContext, rawId: () => string | undefined): string | Promise<string> | null {
+  #handleMessage(message: unknown, ctx: RequestContext, rawId: () => string | undefined): EncodedResponse | Promise<EncodedResponse> | null {
     const classified = classifyMessage(message, rawId);
     switch (classified.kind) {
       case 'invalid':
@@ -116,21 +116,22 @@ export class Dispatcher {
     }
   }
 
-  #call(call: ValidMessage, ctx: RequestContext): string | Promise<string> {
+  #call(call: ValidMessage, ctx: RequestContext): EncodedResponse | Promise<EncodedResponse> {
     const observe = this.#observe;
     if (observe === undefined) return this.#answer(call, ctx);
     const started = performance.now();
     const known = this.#methods.has(call.method) ? call.method : undefined;
     const errorPrefix = `{"jsonrpc":"2.0","id":${call.idText},"error":`;
-    const done = (answer: string): string => {
-      observe(known, (performance.now() - started) / 1000, !answer.startsWith(errorPrefix));
+    const done = (answer: EncodedResponse): EncodedResponse => {
+      // Only a result comes as bytes.
+      observe(known, (performance.now() - started) / 1000, typeof answer !== 'string' || !answer.startsWith(errorPrefix));
       return answer;
     };
     const answer = this.#answer(call, ctx);
-    return typeof answer === 'string' ? done(answer) : answer.then(done);
+    return answer instanceof Promise ? answer.then(done) : done(answer);
   }
 
-  #answer(call: ValidMessage, ctx: RequestContext): string | Promise<string> {
+  #answer(call: ValidMessage, ctx: RequestContext): EncodedResponse | Promise<EncodedResponse> {
     const { method, idText } = call;
     const handler = this.#methods.get(method);
     if (handler === undefined) return errorResponse(idText, RpcError.methodNotFound(method));
@@ -189,32 +190,34 @@ export class Dispatcher {
       // As geth: one error, carrying the id of the first call, since the batch has no id of its own.
       return `[${errorResponse(firstCallIdText(batch, rawIds), BATCH_TOO_LARGE)}]`;
     }
-    const answers: (string | Promise<string>)[] = [];
+    const answers: (EncodedResponse | Promise<EncodedResponse>)[] = [];
     let pending = false;
     for (let i = 0; i < batch.length; i++) {
       const answer = this.#handleMessage(batch[i], ctx, () => rawIds()[i]);
       if (answer === null) continue;
-      if (typeof answer !== 'string') pending = true;
+      if (answer instanceof Promise) pending = true;
       answers.push(answer);
     }
     if (answers.length === 0) return '';
-    if (!pending) return this.#batchText(answers as string[]);
-    return Promise.all(answers).then((texts) => this.#batchText(texts));
+    if (!pending) return this.#batchText(answers as EncodedResponse[]);
+    return Promise.all(answers).then((encoded) => this.#batchText(encoded));
   }
 
   /** `response`, or a -32005 error when it is larger than the response limit. */
-  #bounded(idText: string, response: string, method: string): string {
-    if (response.length <= this.#maxResponseBytes) return response;
+  #bounded(idText: string, response: EncodedResponse, method: string): EncodedResponse {
+    const size = responseSize(response);
+    if (size <= this.#maxResponseBytes) return response;
     return errorResponse(
       idText,
       RpcError.limitExceeded(
-        `response too large: the answer of ${method} is ${response.length} bytes, over the ${this.#maxResponseBytes}-byte limit (max-response-bytes); ask for less, e.g. a narrower block range`,
+        `response too large: the answer of ${method} is ${size} bytes, over the ${this.#maxResponseBytes}-byte limit (max-response-bytes); ask for less, e.g. a narrower block range`,
       ),
     );
   }
 
   /** The batch answer; once the answers pass the response limit, the rest are replaced by errors (as geth does). */
-  #batchText(texts: string[]): string {
+  #batchText(encoded: EncodedResponse[]): string {
+    const texts = encoded.map(responseText);
     let total = 2;
     for (let i = 0; i < texts.length; i++) {
       total += texts[i]!.length + 1;

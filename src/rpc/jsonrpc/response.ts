@@ -3,8 +3,24 @@
  * `JSON.stringify` of its result and a few concatenations; the member order follows geth
  * (`jsonrpc`, `id`, then `result` or `error`).
  */
-import { encodeJson } from '../../util/raw-json.js';
+import { encodeJson, RawJson, type AsciiJsonParts } from '../../util/raw-json.js';
 import { RpcError } from './errors.js';
+
+/**
+ * One answer as it goes out: text, or UTF-8 bytes when the result came as bytes (a trace a worker
+ * encoded), so a body of megabytes is copied once instead of decoded to a string and encoded back.
+ */
+export type EncodedResponse = string | Uint8Array;
+
+/** The answer as text (a batch or a WebSocket frame that must be one string). */
+export function responseText(answer: EncodedResponse): string {
+  return typeof answer === 'string' ? answer : Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength).toString('utf8');
+}
+
+/** The answer's size: characters of a text (as the limits have always counted), bytes of bytes. */
+export function responseSize(answer: EncodedResponse): number {
+  return typeof answer === 'string' ? answer.length : answer.byteLength;
+}
 
 /** A request id as it arrived: geth accepts any JSON value except objects and arrays. */
 export type RequestId = string | number | boolean | null;
@@ -28,7 +44,8 @@ export function errorResponse(idText: string, error: RpcError): string {
  * carry (a bigint, a cycle) yields a -32603 error naming the method, because quantities must be
  * encoded as hex strings by the method itself.
  */
-export function resultResponse(idText: string, result: unknown, method: string): string {
+export function resultResponse(idText: string, result: unknown, method: string): EncodedResponse {
+  if (result instanceof RawJson && result.parts !== undefined) return partsResponse(idText, result.parts);
   let json: string | undefined;
   try {
     // Pre-encoded parts (RawJson: a trace built as text, eth_getLogs' remembered log texts) go in as they are.
@@ -41,6 +58,18 @@ export function resultResponse(idText: string, result: unknown, method: string):
     );
   }
   return `{"jsonrpc":"2.0","id":${idText},"result":${json ?? 'null'}}`;
+}
+
+/** The response around a result that arrived as head, ASCII body bytes and tail: one buffer, one copy of the body. */
+function partsResponse(idText: string, parts: AsciiJsonParts): Uint8Array {
+  const before = `{"jsonrpc":"2.0","id":${idText},"result":${parts.head}`;
+  const after = `${parts.tail}}`;
+  const beforeBytes = Buffer.byteLength(before, 'utf8');
+  const out = Buffer.allocUnsafe(beforeBytes + parts.body.byteLength + Buffer.byteLength(after, 'utf8'));
+  out.write(before, 0, 'utf8');
+  out.set(parts.body, beforeBytes);
+  out.write(after, beforeBytes + parts.body.byteLength, 'utf8');
+  return out;
 }
 
 function encodeErrorObject(error: RpcError): string {

@@ -3,6 +3,7 @@ import { Logger } from '../../log/logger.js';
 import type { HttpTransport, WsConnection } from '../transport/types.js';
 import { HTTP_CONTEXT, webSocketContext, type RequestContext } from './context.js';
 import type { Dispatcher } from './dispatcher.js';
+import { responseText } from './response.js';
 
 /** Where to serve JSON-RPC; `false` disables that side. */
 export interface ServeJsonRpcOptions {
@@ -24,12 +25,12 @@ export function serveJsonRpc(transport: HttpTransport, dispatcher: Dispatcher, o
     open: (connection) => webSocketContext(connection),
     message: (connection, text, ctx) => {
       const answer = dispatcher.handle(text, ctx);
-      if (typeof answer === 'string') {
-        sendIfAny(connection, answer);
+      if (!(answer instanceof Promise)) {
+        sendIfAny(connection, responseText(answer));
         return;
       }
       answer.then(
-        (later) => sendIfAny(connection, later),
+        (later) => sendIfAny(connection, responseText(later)),
         (error: unknown) => logger.error('WebSocket JSON-RPC answer failed', { connection: connection.id, error: String(error) }),
       );
     },

@@ -123,7 +123,7 @@ export class HttpPipeline {
   }
 
   #answerJsonRpc(exchange: Exchange, handler: JsonRpcHandler, body: string, headers: readonly string[]): void {
-    let answer: string | Promise<string>;
+    let answer: ReturnType<JsonRpcHandler>;
     try {
       answer = handler(body);
     } catch (error) {
@@ -131,12 +131,12 @@ export class HttpPipeline {
       return;
     }
     // The hot path: a synchronous answer goes out without allocating a Promise.
-    if (typeof answer === 'string') {
+    if (!(answer instanceof Promise)) {
       exchange.respond(200, headers, answer);
       return;
     }
     answer.then(
-      (text) => exchange.respond(200, headers, text),
+      (encoded) => exchange.respond(200, headers, encoded),
       (error: unknown) => this.#internalError(exchange, error, headers),
     );
   }

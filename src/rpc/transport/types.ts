@@ -37,10 +37,10 @@ export interface HttpReply {
 export type RouteHandler = (request: HttpRequestView) => HttpReply | Promise<HttpReply>;
 
 /**
- * The JSON-RPC POST entry: gets the body as text and returns the response text, synchronously
- * when it can; `''` means there is nothing to answer (only notifications), sent as an empty 200.
+ * The JSON-RPC POST entry: gets the body as text and returns the response (text, or UTF-8 bytes),
+ * synchronously when it can; `''` means there is nothing to answer (only notifications), sent as an empty 200.
  */
-export type JsonRpcHandler = (body: string) => string | Promise<string>;
+export type JsonRpcHandler = (body: string) => string | Uint8Array | Promise<string | Uint8Array>;
 
 /** One open WebSocket, valid from `open` until `close`; kept by subscriptions to push later. */
 export interface WsConnection {
