@@ -118,8 +118,20 @@ export class DeadlineTracer implements Tracer {
       this.watch.stop(new TraceTimeoutError());
       return parked();
     }
-    if (this.watch.dueToYield(now)) return yieldToEventLoop().then(() => this.#guard(() => this.inner.onOpcode?.(step)));
-    return this.#guard(() => this.inner.onOpcode?.(step));
+    if (this.watch.dueToYield(now)) return yieldToEventLoop().then(() => this.#step(step));
+    return this.#step(step);
+  }
+
+  /** `inner.onOpcode` under #guard's rules, without a closure per step (this runs for every opcode). */
+  #step(step: OpcodeStep): void | Promise<void> {
+    let outcome: void | Promise<void>;
+    try {
+      outcome = this.inner.onOpcode?.(step);
+    } catch (error) {
+      this.watch.stop(error);
+      return parked();
+    }
+    return outcome === undefined ? undefined : this.#settled(outcome);
   }
 
   onFault(step: OpcodeStep, error: string): void | Promise<void> {
@@ -147,7 +159,11 @@ export class DeadlineTracer implements Tracer {
       this.watch.stop(error);
       return parked();
     }
-    if (outcome === undefined) return;
+    return outcome === undefined ? undefined : this.#settled(outcome);
+  }
+
+  /** `outcome`, with a rejection stopping the run and parking the step. */
+  #settled(outcome: Promise<void>): Promise<void> {
     return outcome.catch((error: unknown) => {
       this.watch.stop(error);
       return parked();
