@@ -33,10 +33,21 @@ interface InterpreterInternals {
 
 type StepHook = (this: InterpreterInternals, dynamicFee: bigint, gasLeft: bigint, memoryWords: bigint) => Promise<void> | void;
 
-/** A step listener called directly: it must not throw, and a Promise it returns must not reject. */
+/**
+ * A step listener called directly: it must not throw, a Promise it returns must not reject, and
+ * it must not keep the event past the step (the next step reuses the object).
+ */
 export type DirectStepListener = (event: InterpreterStep) => void | Promise<void>;
 
-const directListeners = new WeakMap<object, DirectStepListener>();
+/** A direct listener and the one event object its steps are written into. */
+interface DirectStep {
+  listener: DirectStepListener;
+  event: LeanStepEvent;
+}
+
+type LeanStepEvent = Omit<InterpreterStep, 'eofSection' | 'immediate' | 'error' | 'eofFunctionDepth' | 'storage'>;
+
+const directSteps = new WeakMap<object, DirectStep>();
 
 /**
  * Makes `listener` the EVM's direct step listener. It stands in for the one `step` listener
@@ -44,8 +55,8 @@ const directListeners = new WeakMap<object, DirectStepListener>();
  * while any other `step` listener is attached, every listener is called the library's way.
  */
 export function setDirectStepListener(evm: object, listener: DirectStepListener | undefined): void {
-  if (listener === undefined) directListeners.delete(evm);
-  else directListeners.set(evm, listener);
+  if (listener === undefined) directSteps.delete(evm);
+  else directSteps.set(evm, { listener, event: { opcode: {} } as LeanStepEvent });
 }
 
 const prototype = interpreterPrototype as { _runStepHook?: StepHook } | undefined;
@@ -54,22 +65,45 @@ if (prototype !== undefined && typeof prototype._runStepHook === 'function') {
   prototype._runStepHook = function leanStepHook(dynamicFee, gasLeft, memoryWords) {
     const state = this._runState;
     const info = this.lookupOpInfo(state.opCode).opcodeInfo;
-    const event: Omit<InterpreterStep, 'eofSection' | 'immediate' | 'error' | 'eofFunctionDepth' | 'storage'> = {
-      pc: state.programCounter,
-      gasLeft,
-      gasRefund: state.gasRefund,
-      opcode: { name: info.fullName, fee: info.fee, dynamicFee, isAsync: info.isAsync, code: info.code },
-      stack: state.stack.getStack(),
-      depth: this._env.depth,
-      address: this._env.address,
-      account: this._env.contract,
-      memory: state.memory._store.subarray(0, Number(memoryWords) * 32),
-      memoryWordCount: memoryWords,
-      codeAddress: this._env.codeAddress,
-      stateManager: state.stateManager,
-    };
-    const direct = directListeners.get(this._evm);
-    if (direct !== undefined && this._evm.events.listenerCount('step') === 1) return direct(event as InterpreterStep);
+    const direct = directSteps.get(this._evm);
+    if (direct !== undefined && this._evm.events.listenerCount('step') === 1) {
+      // Written in place: the listener is done with the previous step's event by now.
+      const event = direct.event;
+      fillEvent(event, this, info, dynamicFee, gasLeft, memoryWords);
+      return direct.listener(event as InterpreterStep);
+    }
+    const event = fillEvent({ opcode: {} } as LeanStepEvent, this, info, dynamicFee, gasLeft, memoryWords);
     return this._evm._emit('step', event);
   };
+}
+
+/** Writes the step the interpreter is at into `event` (and its `opcode`). */
+function fillEvent(
+  event: LeanStepEvent,
+  interpreter: InterpreterInternals,
+  info: ReturnType<InterpreterInternals['lookupOpInfo']>['opcodeInfo'],
+  dynamicFee: bigint,
+  gasLeft: bigint,
+  memoryWords: bigint,
+): LeanStepEvent {
+  const state = interpreter._runState;
+  const env = interpreter._env;
+  const opcode = event.opcode;
+  opcode.name = info.fullName;
+  opcode.fee = info.fee;
+  opcode.dynamicFee = dynamicFee;
+  opcode.isAsync = info.isAsync;
+  opcode.code = info.code;
+  event.pc = state.programCounter;
+  event.gasLeft = gasLeft;
+  event.gasRefund = state.gasRefund;
+  event.stack = state.stack.getStack();
+  event.depth = env.depth;
+  event.address = env.address;
+  event.account = env.contract;
+  event.memory = state.memory._store.subarray(0, Number(memoryWords) * 32);
+  event.memoryWordCount = memoryWords;
+  event.codeAddress = env.codeAddress;
+  event.stateManager = state.stateManager;
+  return event;
 }
