@@ -111,11 +111,14 @@ export class EvmTraceBridge {
   private failure: unknown;
   private readonly listeners: Array<[string, (data: never, resolve: () => void) => void]>;
   private readonly directStep: (event: InterpreterStep) => void | Promise<void>;
+  /** The tracer looks at no opcode (callTracer, 4byteTracer): steps are recorded, not built for it. */
+  private readonly stepless: boolean;
 
   /** `firstLogIndex`: how many logs the block's earlier transactions emitted (logs carry block-level indexes). */
   constructor(private readonly evm: EVM, private readonly tracer: Tracer, private readonly state: StateReader, firstLogIndex = 0) {
     this.logCount = firstLogIndex;
     this.rules = rulesOf(evm.common);
+    this.stepless = tracer.onOpcode === undefined && tracer.onFault === undefined;
     this.directStep = this.recording((s: InterpreterStep) => this.step(s));
     this.listeners = [
       ['beforeMessage', this.guard((m: Message) => this.enter(m))],
@@ -218,8 +221,14 @@ export class EvmTraceBridge {
     const code = frame.message.code;
     const op = event.opcode.code === INVALID && code instanceof Uint8Array ? (code[event.pc] ?? INVALID) : event.opcode.code;
     const cost = event.opcode.dynamicFee ?? BigInt(event.opcode.fee);
-    if (frame.contract.address === '0x') frame.contract = { ...frame.contract, address, codeAddress: address };
     const opName = gethOpName(op, event.opcode.name);
+    if (this.stepless) {
+      // Nothing is built for the tracer; the step is only timed and recorded.
+      const tick = this.tracer.onTick?.();
+      if (tick !== undefined) return tick.then(() => this.record(frame, event, op, opName, address, cost));
+      return this.record(frame, event, op, opName, address, cost);
+    }
+    if (frame.contract.address === '0x') frame.contract = { ...frame.contract, address, codeAddress: address };
     const type = CALL_OPS[op];
     const traced: OpcodeStep = {
       pc: event.pc,
@@ -240,18 +249,31 @@ export class EvmTraceBridge {
     frame.lastTraced = traced;
     // Most hooks finish synchronously; only then can the step avoid a promise.
     const pending = this.tracer.onOpcode?.(traced);
-    if (pending !== undefined) return pending.then(() => this.record(frame, event, traced, cost));
-    return this.record(frame, event, traced, cost);
+    if (pending !== undefined) return pending.then(() => this.record(frame, event, op, opName, address, cost));
+    return this.record(frame, event, op, opName, address, cost);
   }
 
   /** Notes what the step will have done once it is known to have run (see settle). */
-  private record(frame: OpenFrame, event: InterpreterStep, traced: OpcodeStep, cost: bigint): void | Promise<void> {
-    const { op, opName, address } = traced;
-    frame.lastStep = { op, opName, gas: event.gasLeft, cost, stackLength: event.stack.length };
+  private record(frame: OpenFrame, event: InterpreterStep, op: number, opName: string, address: Hex, cost: bigint): void | Promise<void> {
+    const last = frame.lastStep;
+    const stackLength = event.stack.length;
+    // A frame's last step is read only once the frame ends, so one object per frame serves.
+    if (last === undefined) frame.lastStep = { op, opName, gas: event.gasLeft, cost, stackLength };
+    else {
+      last.op = op;
+      last.opName = opName;
+      last.gas = event.gasLeft;
+      last.cost = cost;
+      last.stackLength = stackLength;
+    }
     if (op === RETURN && frame.isCreate) {
       const top = (i: number): bigint => event.stack[event.stack.length - 1 - i] ?? 0n;
       frame.returned = memorySlice(event.memory, top(0), top(1));
     }
+    const type = CALL_OPS[op];
+    const logs = op >= LOG0 && op <= LOG4;
+    // Most steps have no effect to report later.
+    if (type === undefined && !logs && op !== SELFDESTRUCT) return;
     const record: StepRecord = {
       op,
       refusedCall: undefined,
@@ -259,10 +281,9 @@ export class EvmTraceBridge {
       selfdestruct: undefined,
     };
     frame.pending = record;
-    const type = CALL_OPS[op];
     if (type !== undefined) record.refusedCall = this.refusedCall(type, event, address, cost);
-    else if (op >= LOG0 && op <= LOG4) record.log = this.logOf(op - LOG0, event, address);
-    else if (op === SELFDESTRUCT) {
+    else if (logs) record.log = this.logOf(op - LOG0, event, address);
+    else {
       return this.selfdestructOf(event, address).then((start) => {
         record.selfdestruct = start;
       });
@@ -307,7 +328,7 @@ export class EvmTraceBridge {
   private async stopAtCodeEnd(frame: OpenFrame, result: EVMResult): Promise<void> {
     const runState = result.execResult.runState;
     const last = frame.lastStep;
-    if (runState === undefined || last === undefined || HALTING_OPS.has(last.op)) return;
+    if (this.stepless || runState === undefined || last === undefined || HALTING_OPS.has(last.op)) return;
     if (runState.programCounter < runState.code.length) return;
     const memory = new Uint8Array(Number(runState.memoryWordCount) * 32);
     memory.set(runState.memory._store.subarray(0, memory.length));

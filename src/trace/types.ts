@@ -139,6 +139,11 @@ export interface Tracer {
   onEnter?(frame: FrameStart): void;
   onExit?(frame: FrameEnd): void;
   onOpcode?(step: OpcodeStep): void | Promise<void>;
+  /**
+   * Before each opcode, for a tracer with neither onOpcode nor onFault (no step is built for
+   * it then): a wrapper's chance to stop the run at its deadline or yield.
+   */
+  onTick?(): void | Promise<void>;
   /** The opcode `step` failed with geth's error text (after its onOpcode). */
   onFault?(step: OpcodeStep, error: string): void | Promise<void>;
   onLog?(log: TraceLog): void;

@@ -92,11 +92,18 @@ export class TraceWatch {
 /** Forwards every hook to `inner` and stops the transaction at its deadline. */
 export class DeadlineTracer implements Tracer {
   #deadline = Number.POSITIVE_INFINITY;
+  /** Present when `inner` looks at opcodes; otherwise the clock runs in onTick and no step is built. */
+  readonly onOpcode: ((step: OpcodeStep) => void | Promise<void>) | undefined;
+  readonly onFault: ((step: OpcodeStep, error: string) => void | Promise<void>) | undefined;
 
   constructor(
     private readonly inner: Tracer,
     private readonly watch: TraceWatch,
-  ) {}
+  ) {
+    const stepless = inner.onOpcode === undefined && inner.onFault === undefined;
+    this.onOpcode = stepless ? undefined : (step) => this.#opcode(step);
+    this.onFault = stepless ? undefined : (step, error) => this.#guard(() => this.inner.onFault?.(step, error));
+  }
 
   async onTxStart(tx: TxStart): Promise<void> {
     this.#deadline = performance.now() + this.watch.timeoutMs;
@@ -111,14 +118,19 @@ export class DeadlineTracer implements Tracer {
     this.#guard(() => this.inner.onExit?.(frame));
   }
 
-  onOpcode(step: OpcodeStep): void | Promise<void> {
+  onTick(): void | Promise<void> {
     if (this.watch.stopped) return parked();
     const now = performance.now();
     if (now > this.#deadline) {
       this.watch.stop(new TraceTimeoutError());
       return parked();
     }
-    if (this.watch.dueToYield(now)) return yieldToEventLoop().then(() => this.#step(step));
+    if (this.watch.dueToYield(now)) return yieldToEventLoop();
+  }
+
+  #opcode(step: OpcodeStep): void | Promise<void> {
+    const tick = this.onTick();
+    if (tick !== undefined) return tick.then(() => this.#step(step));
     return this.#step(step);
   }
 
@@ -132,10 +144,6 @@ export class DeadlineTracer implements Tracer {
       return parked();
     }
     return outcome === undefined ? undefined : this.#settled(outcome);
-  }
-
-  onFault(step: OpcodeStep, error: string): void | Promise<void> {
-    return this.#guard(() => this.inner.onFault?.(step, error));
   }
 
   onLog(log: TraceLog): void {
