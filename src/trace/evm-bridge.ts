@@ -5,12 +5,12 @@
  * issued them; a step's effects are only reported once the step is known to have run.
  */
 import type { Common } from '@ethereumjs/common';
-import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
+import type { EVM, EVMResult, Message } from '@ethereumjs/evm';
 import { Hardfork } from '@ethereumjs/common';
 
 import { precompileNumber } from '../evm/errors.js';
 import { gethVmError, type FailedStep } from './errors.js';
-import { setDirectStepListener } from './step-event.js';
+import { setDirectStepListener, type StepEvent } from './step-event.js';
 import { memorySlice, wordAddress } from './hex.js';
 import type { FrameContract, FrameStart, FrameType, Hex, OpcodeStep, StateReader, TraceLog, Tracer } from './types.js';
 
@@ -110,7 +110,7 @@ export class EvmTraceBridge {
   private logCount = 0;
   private failure: unknown;
   private readonly listeners: Array<[string, (data: never, resolve: () => void) => void]>;
-  private readonly directStep: (event: InterpreterStep) => void | Promise<void>;
+  private readonly directStep: (event: StepEvent) => void | Promise<void>;
   /** The tracer looks at no opcode (callTracer, 4byteTracer): steps are recorded, not built for it. */
   private readonly stepless: boolean;
 
@@ -119,10 +119,10 @@ export class EvmTraceBridge {
     this.logCount = firstLogIndex;
     this.rules = rulesOf(evm.common);
     this.stepless = tracer.onOpcode === undefined && tracer.onFault === undefined;
-    this.directStep = this.recording((s: InterpreterStep) => this.step(s));
+    this.directStep = this.recording((s: StepEvent) => this.step(s));
     this.listeners = [
       ['beforeMessage', this.guard((m: Message) => this.enter(m))],
-      ['step', this.guard((s: InterpreterStep) => this.step(s))],
+      ['step', this.guard((s: StepEvent) => this.step(s))],
       ['afterMessage', this.guard((r: EVMResult) => this.exit(r))],
     ];
   }
@@ -207,7 +207,7 @@ export class EvmTraceBridge {
     });
   }
 
-  private step(event: InterpreterStep): void | Promise<void> {
+  private step(event: StepEvent): void | Promise<void> {
     const frame = this.frames[this.frames.length - 1];
     if (frame === undefined) return;
     this.settle(frame, true);
@@ -254,9 +254,9 @@ export class EvmTraceBridge {
   }
 
   /** Notes what the step will have done once it is known to have run (see settle). */
-  private record(frame: OpenFrame, event: InterpreterStep, op: number, opName: string, address: Hex, cost: bigint): void | Promise<void> {
+  private record(frame: OpenFrame, event: StepEvent, op: number, opName: string, address: Hex, cost: bigint): void | Promise<void> {
     const last = frame.lastStep;
-    const stackLength = event.stack.length;
+    const stackLength = event.stackLength ?? event.stack.length;
     // A frame's last step is read only once the frame ends, so one object per frame serves.
     if (last === undefined) frame.lastStep = { op, opName, gas: event.gasLeft, cost, stackLength };
     else {
@@ -373,7 +373,7 @@ export class EvmTraceBridge {
   }
 
   /** The frame geth reports if this call/create is refused before it starts. */
-  private refusedCall(type: FrameType, event: InterpreterStep, from: Hex, cost: bigint): StepRecord['refusedCall'] {
+  private refusedCall(type: FrameType, event: StepEvent, from: Hex, cost: bigint): StepRecord['refusedCall'] {
     const stack = event.stack;
     const top = (i: number): bigint => stack[stack.length - 1 - i] ?? 0n;
     const depth = event.depth + 1;
@@ -398,7 +398,7 @@ export class EvmTraceBridge {
    * Gas a call or create op hands its callee before any stipend: for calls the request, capped
    * at all but 1/64 of what is left from Tangerine Whistle on; for creates all (but 1/64) of it.
    */
-  private calleeGas(type: FrameType, event: InterpreterStep, cost: bigint): bigint {
+  private calleeGas(type: FrameType, event: StepEvent, cost: bigint): bigint {
     const stack = event.stack;
     const requested = stack[stack.length - 1];
     const available = event.gasLeft - cost;
@@ -408,7 +408,7 @@ export class EvmTraceBridge {
     return this.rules.eip150 && requested > allButOne64th ? allButOne64th : requested;
   }
 
-  private logOf(topicCount: number, event: InterpreterStep, address: Hex): Omit<TraceLog, 'index'> {
+  private logOf(topicCount: number, event: StepEvent, address: Hex): Omit<TraceLog, 'index'> {
     const stack = event.stack;
     const top = (i: number): bigint => stack[stack.length - 1 - i] ?? 0n;
     const topics: Hex[] = [];
@@ -416,7 +416,7 @@ export class EvmTraceBridge {
     return { depth: event.depth, address, topics, data: memorySlice(event.memory, top(0), top(1)) };
   }
 
-  private async selfdestructOf(event: InterpreterStep, address: Hex): Promise<FrameStart> {
+  private async selfdestructOf(event: StepEvent, address: Hex): Promise<FrameStart> {
     const beneficiary = wordAddress(event.stack[event.stack.length - 1] ?? 0n);
     const balance = await this.state.balance(address);
     return { depth: event.depth + 1, type: 'SELFDESTRUCT', from: address, to: beneficiary, input: new Uint8Array(), gas: 0n, value: balance };

@@ -22,7 +22,7 @@ interface InterpreterInternals {
     programCounter: number;
     opCode: number;
     gasRefund: bigint;
-    stack: { getStack(): bigint[] };
+    stack: { getStack(): bigint[]; readonly length: number };
     memory: { _store: Uint8Array };
     stateManager: InterpreterStep['stateManager'];
   };
@@ -37,17 +37,74 @@ type StepHook = (this: InterpreterInternals, dynamicFee: bigint, gasLeft: bigint
  * A step listener called directly: it must not throw, a Promise it returns must not reject, and
  * it must not keep the event past the step (the next step reuses the object).
  */
-export type DirectStepListener = (event: InterpreterStep) => void | Promise<void>;
+export type DirectStepListener = (event: StepEvent) => void | Promise<void>;
 
-/** A direct listener and the one event object its steps are written into. */
-interface DirectStep {
-  listener: DirectStepListener;
-  event: LeanStepEvent;
+/**
+ * The step event the bridge reads: the library's fields, plus the stack's height without a copy
+ * of the stack (absent when the library's own hook built the event).
+ */
+export type StepEvent = Omit<InterpreterStep, 'eofSection' | 'immediate' | 'error' | 'eofFunctionDepth' | 'storage'> & {
+  readonly stackLength?: number;
+};
+
+type OpcodeInfo = ReturnType<InterpreterInternals['lookupOpInfo']>['opcodeInfo'];
+
+/**
+ * The event of a direct listener: one per EVM, rewritten for each opcode. The copy of the
+ * stack and the view of memory are made when first read, as most steps of most tracers never
+ * read them; the interpreter waits for the listener, so they are read in the state of the step.
+ */
+class ReusedStepEvent implements StepEvent {
+  pc = 0;
+  gasLeft = 0n;
+  gasRefund = 0n;
+  depth = 0;
+  memoryWordCount = 0n;
+  stackLength = 0;
+  readonly opcode: StepEvent['opcode'] = { name: '', fee: 0, dynamicFee: undefined, isAsync: false, code: 0 };
+  address!: StepEvent['address'];
+  account!: StepEvent['account'];
+  codeAddress!: StepEvent['codeAddress'];
+  stateManager!: StepEvent['stateManager'];
+  #interpreter: InterpreterInternals | undefined;
+  #stack: bigint[] | undefined;
+  #memory: Uint8Array | undefined;
+
+  get stack(): bigint[] {
+    return (this.#stack ??= this.#interpreter!._runState.stack.getStack());
+  }
+
+  get memory(): Uint8Array {
+    return (this.#memory ??= this.#interpreter!._runState.memory._store.subarray(0, Number(this.memoryWordCount) * 32));
+  }
+
+  /** Writes the step `interpreter` is at into this event. */
+  fill(interpreter: InterpreterInternals, info: OpcodeInfo, dynamicFee: bigint, gasLeft: bigint, memoryWords: bigint): void {
+    const state = interpreter._runState;
+    const env = interpreter._env;
+    const opcode = this.opcode;
+    opcode.name = info.fullName;
+    opcode.fee = info.fee;
+    opcode.dynamicFee = dynamicFee;
+    opcode.isAsync = info.isAsync;
+    opcode.code = info.code;
+    this.pc = state.programCounter;
+    this.gasLeft = gasLeft;
+    this.gasRefund = state.gasRefund;
+    this.depth = env.depth;
+    this.address = env.address;
+    this.account = env.contract;
+    this.codeAddress = env.codeAddress;
+    this.stateManager = state.stateManager;
+    this.memoryWordCount = memoryWords;
+    this.stackLength = state.stack.length;
+    this.#interpreter = interpreter;
+    this.#stack = undefined;
+    this.#memory = undefined;
+  }
 }
 
-type LeanStepEvent = Omit<InterpreterStep, 'eofSection' | 'immediate' | 'error' | 'eofFunctionDepth' | 'storage'>;
-
-const directSteps = new WeakMap<object, DirectStep>();
+const directSteps = new WeakMap<object, { listener: DirectStepListener; event: ReusedStepEvent }>();
 
 /**
  * Makes `listener` the EVM's direct step listener. It stands in for the one `step` listener
@@ -56,7 +113,7 @@ const directSteps = new WeakMap<object, DirectStep>();
  */
 export function setDirectStepListener(evm: object, listener: DirectStepListener | undefined): void {
   if (listener === undefined) directSteps.delete(evm);
-  else directSteps.set(evm, { listener, event: { opcode: {} } as LeanStepEvent });
+  else directSteps.set(evm, { listener, event: new ReusedStepEvent() });
 }
 
 const prototype = interpreterPrototype as { _runStepHook?: StepHook } | undefined;
@@ -67,43 +124,24 @@ if (prototype !== undefined && typeof prototype._runStepHook === 'function') {
     const info = this.lookupOpInfo(state.opCode).opcodeInfo;
     const direct = directSteps.get(this._evm);
     if (direct !== undefined && this._evm.events.listenerCount('step') === 1) {
-      // Written in place: the listener is done with the previous step's event by now.
-      const event = direct.event;
-      fillEvent(event, this, info, dynamicFee, gasLeft, memoryWords);
-      return direct.listener(event as InterpreterStep);
+      direct.event.fill(this, info, dynamicFee, gasLeft, memoryWords);
+      return direct.listener(direct.event);
     }
-    const event = fillEvent({ opcode: {} } as LeanStepEvent, this, info, dynamicFee, gasLeft, memoryWords);
+    const event: StepEvent = {
+      pc: state.programCounter,
+      gasLeft,
+      gasRefund: state.gasRefund,
+      opcode: { name: info.fullName, fee: info.fee, dynamicFee, isAsync: info.isAsync, code: info.code },
+      stack: state.stack.getStack(),
+      stackLength: state.stack.length,
+      depth: this._env.depth,
+      address: this._env.address,
+      account: this._env.contract,
+      memory: state.memory._store.subarray(0, Number(memoryWords) * 32),
+      memoryWordCount: memoryWords,
+      codeAddress: this._env.codeAddress,
+      stateManager: state.stateManager,
+    };
     return this._evm._emit('step', event);
   };
-}
-
-/** Writes the step the interpreter is at into `event` (and its `opcode`). */
-function fillEvent(
-  event: LeanStepEvent,
-  interpreter: InterpreterInternals,
-  info: ReturnType<InterpreterInternals['lookupOpInfo']>['opcodeInfo'],
-  dynamicFee: bigint,
-  gasLeft: bigint,
-  memoryWords: bigint,
-): LeanStepEvent {
-  const state = interpreter._runState;
-  const env = interpreter._env;
-  const opcode = event.opcode;
-  opcode.name = info.fullName;
-  opcode.fee = info.fee;
-  opcode.dynamicFee = dynamicFee;
-  opcode.isAsync = info.isAsync;
-  opcode.code = info.code;
-  event.pc = state.programCounter;
-  event.gasLeft = gasLeft;
-  event.gasRefund = state.gasRefund;
-  event.stack = state.stack.getStack();
-  event.depth = env.depth;
-  event.address = env.address;
-  event.account = env.contract;
-  event.memory = state.memory._store.subarray(0, Number(memoryWords) * 32);
-  event.memoryWordCount = memoryWords;
-  event.codeAddress = env.codeAddress;
-  event.stateManager = state.stateManager;
-  return event;
 }
