@@ -17,6 +17,33 @@ function updateParamsUnlessPreloaded(this: Common, params: Parameters<Common['up
   if (!PRELOADED.has(params)) mergeParams.call(this, params);
 }
 
+/** The Common's private list of activated EIPs, rebuilt (as a new array) when its hardfork changes. */
+interface EipCache {
+  _activatedEIPsCache: readonly number[];
+}
+
+/** A bitmap of each activated-EIP list; copies of a Common share the list, and so its bitmap. */
+const eipBitmaps = new WeakMap<readonly number[], Uint8Array>();
+let lastList: readonly number[] | undefined;
+let lastBitmap: Uint8Array = new Uint8Array(0);
+
+// The interpreter asks isActivatedEIP several times per opcode, mostly for EIPs that are not
+// active, and the library answers by scanning its list of some eighty numbers each time.
+function isActivatedEipByBitmap(this: Common, eip: number): boolean {
+  const list = (this as unknown as EipCache)._activatedEIPsCache;
+  if (list !== lastList) {
+    let bitmap = eipBitmaps.get(list);
+    if (bitmap === undefined) {
+      bitmap = new Uint8Array(list.reduce((max, n) => Math.max(max, n), 0) + 1);
+      for (const n of list) bitmap[n] = 1;
+      eipBitmaps.set(list, bitmap);
+    }
+    lastList = list;
+    lastBitmap = bitmap;
+  }
+  return lastBitmap[eip] === 1;
+}
+
 /** A Common for `evmChainId` with Prague rules and native keccak / ecrecover. */
 export function createChainCommon(evmChainId: number | bigint): Common {
   const common = createCustomCommon({ chainId: Number(evmChainId) }, Mainnet, {
@@ -26,6 +53,7 @@ export function createChainCommon(evmChainId: number | bigint): Common {
   for (const table of PRELOADED) mergeParams.call(common, table as Parameters<Common['updateParams']>[0]);
   // An own property, so Common.copy() (Object.assign) carries it to every copy.
   common.updateParams = updateParamsUnlessPreloaded;
+  common.isActivatedEIP = isActivatedEipByBitmap;
   return common;
 }
 
