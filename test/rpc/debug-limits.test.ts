@@ -77,6 +77,24 @@ t.test('a tracer hook that fails stops the run at once with its error', async (t
   t.equal(steps, 100, 'no step reached the tracer after the failure (the EVM did not run on to the end of its 50M gas)');
 });
 
+t.test('a tracer that looks at no opcode gets none: the wrapper has no step hooks, and its clock still stops a loop', async (t) => {
+  const watch = new TraceWatch(100);
+  const calls = watch.wrap(createTracer('callTracer'));
+  t.equal(calls.onOpcode, undefined, 'callTracer: no onOpcode, so the bridge builds no step for it');
+  t.equal(calls.onFault, undefined);
+  t.type(calls.onTick, 'function', 'the deadline runs in onTick instead');
+  const opcodes = watch.wrap(createTracer('prestateTracer'));
+  t.type(opcodes.onOpcode, 'function', 'prestateTracer keeps its opcode hook');
+  t.type(opcodes.onFault, 'function');
+  let ticks = 0;
+  const counting: Tracer = { onTick: () => void ticks++, result: () => null };
+  await traceCall(ENV, { to: LOOPER, gas: 30_000n }, [{ address: LOOPER, override: { code: LOOP_CODE } }], {}, counting);
+  // JUMPDEST (1) + PUSH1 (3) + JUMP (8) per round of the loop.
+  t.ok(ticks > 3 * Math.floor((30_000 - 21_000) / 12) - 3, `onTick ran before every opcode (${ticks} times)`);
+  const error = await traceCode(LOOP_CODE, new TraceWatch(50)).catch((e: unknown) => e);
+  t.type(error, TraceTimeoutError, 'the stepless callTracer still stops at its deadline');
+});
+
 t.test('the deadline is per transaction, from its start', async (t) => {
   const watch = new TraceWatch(100);
   await sleep(150);
