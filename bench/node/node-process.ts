@@ -75,6 +75,8 @@ export interface NodeHomeOptions {
   blockMs: number;
   /** Mempool capacity, in txs. */
   mempoolSize: number;
+  /** `max-txs-per-sender`, when a workload sends more than the default 80 from one account. */
+  maxTxsPerSender?: number;
   /** EVM chain id. */
   evmChainId: number;
 }
@@ -117,7 +119,7 @@ export async function initNodeHome(options: NodeHomeOptions): Promise<NodeHome> 
       p2p: { ...config.node.p2p, laddr: { protocol: 'tcp' as const, host: '127.0.0.1', port: p2p } },
       instrumentation: { ...config.node.instrumentation, prometheusListenAddr: { host: '127.0.0.1', port: metrics } },
       consensus: { ...config.node.consensus, timeoutCommit: Duration.fromMilliseconds(options.blockMs) },
-      mempool: { ...config.node.mempool, size: options.mempoolSize },
+      mempool: { ...config.node.mempool, size: options.mempoolSize, maxTxsPerSender: options.maxTxsPerSender ?? config.node.mempool.maxTxsPerSender },
     };
     writeFileSync(join(home, 'config', 'app.toml'), renderAppToml(app));
     writeFileSync(join(home, 'config', 'config.toml'), renderConfigToml(node));
