@@ -30,7 +30,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { devAccounts } from '../../src/chain/genesis-file.js';
-import { loadConfig, renderConfigToml } from '../../src/config/index.js';
+import { loadConfig } from '../../src/config/index.js';
 import { initNodeHome, startNode, type NodeHome, type RunningProcess } from '../node/node-process.js';
 import { RpcClient } from '../node/rpc-client.js';
 import { signTransfers } from '../node/transfers.js';
@@ -69,15 +69,12 @@ const log = (msg: string) => process.stderr.write(`${msg}\n`);
 /** Per-stage figures in ms per block. */
 type StageFigures = Record<string, { meanMs: number; p50Ms?: number; p99Ms?: number }>;
 
-/** Genesis with a block gas limit for BLOCK_TRANSFERS transfers; debug logs off, max txs per sender enough for the run. */
-async function configure(home: NodeHome, perSender: number): Promise<void> {
+/** Genesis with a block gas limit for BLOCK_TRANSFERS transfers. */
+function raiseBlockGasLimit(home: NodeHome): void {
   const genesisPath = join(home.home, 'config', 'genesis.json');
   const genesis = JSON.parse(readFileSync(genesisPath, 'utf8')) as { params?: Record<string, unknown> };
   genesis.params = { ...genesis.params, block_gas_limit: BLOCK_TRANSFERS * TRANSFER_GAS };
   writeFileSync(genesisPath, `${JSON.stringify(genesis, null, 2)}\n`);
-  const config = await loadConfig(home.home);
-  const node = { ...config.node, mempool: { ...config.node.mempool, maxTxsPerSender: Math.max(config.node.mempool.maxTxsPerSender, perSender) } };
-  writeFileSync(join(home.home, 'config', 'config.toml'), renderConfigToml(node));
 }
 
 async function main(): Promise<void> {
@@ -90,10 +87,10 @@ async function main(): Promise<void> {
   log(`signing ${total} transfers from ${size.senders} senders…`);
   const raws = signTransfers(devAccounts(size.senders), size.perSender, EVM_CHAIN_ID, 'pipeline');
 
-  const home = await initNodeHome({ devAccounts: size.senders, blockMs: BLOCK_MS, mempoolSize: total, evmChainId: EVM_CHAIN_ID });
+  const home = await initNodeHome({ devAccounts: size.senders, blockMs: BLOCK_MS, mempoolSize: total, maxTxsPerSender: size.perSender, evmChainId: EVM_CHAIN_ID });
   let node: RunningProcess | undefined;
   try {
-    await configure(home, size.perSender);
+    raiseBlockGasLimit(home);
     const cpuProf = values['cpu-prof'];
     node = await startNode(home, cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []);
     const metricsPort = (await loadConfig(home.home)).node.instrumentation.prometheusListenAddr.port;
