@@ -4,7 +4,7 @@
  * transfer burst, and a started node that is stopped with SIGTERM (SIGKILL if it lingers).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,7 +75,7 @@ export interface NodeHomeOptions {
   blockMs: number;
   /** Mempool capacity, in txs. */
   mempoolSize: number;
-  /** `max-txs-per-sender`, when a workload sends more than the default 80 from one account. */
+  /** `max-txs-per-sender` at least this, when a workload sends more than the default 80 from one account. */
   maxTxsPerSender?: number;
   /** EVM chain id. */
   evmChainId: number;
@@ -119,7 +119,7 @@ export async function initNodeHome(options: NodeHomeOptions): Promise<NodeHome> 
       p2p: { ...config.node.p2p, laddr: { protocol: 'tcp' as const, host: '127.0.0.1', port: p2p } },
       instrumentation: { ...config.node.instrumentation, prometheusListenAddr: { host: '127.0.0.1', port: metrics } },
       consensus: { ...config.node.consensus, timeoutCommit: Duration.fromMilliseconds(options.blockMs) },
-      mempool: { ...config.node.mempool, size: options.mempoolSize, maxTxsPerSender: options.maxTxsPerSender ?? config.node.mempool.maxTxsPerSender },
+      mempool: { ...config.node.mempool, size: options.mempoolSize, maxTxsPerSender: Math.max(config.node.mempool.maxTxsPerSender, options.maxTxsPerSender ?? 0) },
     };
     writeFileSync(join(home, 'config', 'app.toml'), renderAppToml(app));
     writeFileSync(join(home, 'config', 'config.toml'), renderConfigToml(node));
@@ -128,6 +128,14 @@ export async function initNodeHome(options: NodeHomeOptions): Promise<NodeHome> 
     remove();
     throw error;
   }
+}
+
+/** Rewrites the genesis block gas limit of a home not yet started (a workload the default 30M would cap). */
+export function setBlockGasLimit(home: NodeHome, gasLimit: number): void {
+  const path = join(home.home, 'config', 'genesis.json');
+  const genesis = JSON.parse(readFileSync(path, 'utf8')) as { params?: Record<string, unknown> };
+  genesis.params = { ...genesis.params, block_gas_limit: gasLimit };
+  writeFileSync(path, `${JSON.stringify(genesis, null, 2)}\n`);
 }
 
 /** Rewrites the home's block interval (`timeout_commit`); takes effect at the next start. */

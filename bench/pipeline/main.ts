@@ -23,15 +23,13 @@
  * `--cpu-prof DIR`: a V8 CPU profile of the node (all threads) in DIR when it stops; summarise
  * it with `node dist/bench/node/profile-top.js DIR/*.cpuprofile`.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { devAccounts } from '../../src/chain/genesis-file.js';
 import { loadConfig } from '../../src/config/index.js';
-import { initNodeHome, startNode, type NodeHome, type RunningProcess } from '../node/node-process.js';
+import { initNodeHome, setBlockGasLimit, startNode, type RunningProcess } from '../node/node-process.js';
 import { RpcClient } from '../node/rpc-client.js';
 import { signTransfers } from '../node/transfers.js';
 import { emitReport, rate, table } from '../report.js';
@@ -69,14 +67,6 @@ const log = (msg: string) => process.stderr.write(`${msg}\n`);
 /** Per-stage figures in ms per block. */
 type StageFigures = Record<string, { meanMs: number; p50Ms?: number; p99Ms?: number }>;
 
-/** Genesis with a block gas limit for BLOCK_TRANSFERS transfers. */
-function raiseBlockGasLimit(home: NodeHome): void {
-  const genesisPath = join(home.home, 'config', 'genesis.json');
-  const genesis = JSON.parse(readFileSync(genesisPath, 'utf8')) as { params?: Record<string, unknown> };
-  genesis.params = { ...genesis.params, block_gas_limit: BLOCK_TRANSFERS * TRANSFER_GAS };
-  writeFileSync(genesisPath, `${JSON.stringify(genesis, null, 2)}\n`);
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: { quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, 'cpu-prof': { type: 'string' } },
@@ -90,7 +80,7 @@ async function main(): Promise<void> {
   const home = await initNodeHome({ devAccounts: size.senders, blockMs: BLOCK_MS, mempoolSize: total, maxTxsPerSender: size.perSender, evmChainId: EVM_CHAIN_ID });
   let node: RunningProcess | undefined;
   try {
-    raiseBlockGasLimit(home);
+    setBlockGasLimit(home, BLOCK_TRANSFERS * TRANSFER_GAS);
     const cpuProf = values['cpu-prof'];
     node = await startNode(home, cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []);
     const metricsPort = (await loadConfig(home.home)).node.instrumentation.prometheusListenAddr.port;

@@ -32,7 +32,7 @@ import { submitAndMine } from '../trace/submit.js';
 import { quantile } from '../trace/phase.js';
 import { watchBlocks, type BlockWatcher } from './blocks.js';
 import { HOSTILE_KINDS } from './hostile.js';
-import { partsGrowth, scrapeMemoryParts, scrapeWorkerCounts, type MemoryParts } from './memory-parts.js';
+import { partsGrowth, scrapeMemoryReading, type MemoryReading } from './memory-parts.js';
 import { DEFAULT_MIX, NORMAL_KINDS, runLoad, type Kind, type LoadLog, type SoakError, type SoakSender } from './workload.js';
 
 const EVM_CHAIN_ID = 713715;
@@ -191,18 +191,13 @@ async function main(): Promise<void> {
     };
     sample();
     sampler = setInterval(sample, RSS_SAMPLE_MS);
-    // The memory parts at the end of the warm-up, to set against those at the end.
-    const partsOf = async (): Promise<MemoryParts | undefined> => {
+    // The memory at the end of the warm-up, to set against that at the end.
+    const readingOf = async (): Promise<MemoryReading | undefined> => {
       const now = rssOf(node.pid);
-      return now === null ? undefined : scrapeMemoryParts(metricsPort, now.mib).catch(() => undefined);
+      return now === null ? undefined : scrapeMemoryReading(metricsPort, now.mib).catch(() => undefined);
     };
-    const workersOf = () => scrapeWorkerCounts(metricsPort).catch(() => undefined);
-    let warmParts: Promise<MemoryParts | undefined> = Promise.resolve(undefined);
-    let warmWorkers: Promise<Record<string, number> | undefined> = Promise.resolve(undefined);
-    const warmTimer = setTimeout(() => {
-      warmParts = partsOf();
-      warmWorkers = workersOf();
-    }, warmupMs);
+    let warmReading: Promise<MemoryReading | undefined> = Promise.resolve(undefined);
+    const warmTimer = setTimeout(() => (warmReading = readingOf()), warmupMs);
     const follow = await watchBlocks(node.port);
     watcher = follow;
     const cpuBefore = cpuSnapshot([node.pid]);
@@ -228,8 +223,9 @@ async function main(): Promise<void> {
     sample();
     const rssEnd = rss.at(-1);
     clearTimeout(warmTimer);
-    const [partsWarm, partsEnd] = [await warmParts, await partsOf()];
-    const [workersWarm, workersEnd] = [await warmWorkers, await workersOf()];
+    const [readingWarm, readingEnd] = [await warmReading, await readingOf()];
+    const [partsWarm, partsEnd] = [readingWarm?.parts, readingEnd?.parts];
+    const [workersWarm, workersEnd] = [readingWarm?.workersByPool, readingEnd?.workersByPool];
     const partsGrew = partsWarm && partsEnd ? partsGrowth(partsWarm, partsEnd) : undefined;
     const cpuAfter = cpuSnapshot([node.pid]);
     const ownCpu = process.cpuUsage(ownCpuBefore);

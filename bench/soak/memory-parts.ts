@@ -30,8 +30,15 @@ function sum(samples: readonly MetricSample[], name: string, match: Record<strin
   return total;
 }
 
-/** The parts of the node's memory now: `/metrics` on `port`, with `rssMiB` read at the same moment. */
-export async function scrapeMemoryParts(port: number, rssMiB: number): Promise<MemoryParts> {
+/** One scrape of the node's memory: its parts, and the execution workers each pool runs. */
+export interface MemoryReading {
+  parts: MemoryParts;
+  /** Worker threads by pool: a pool grows past its base while long tasks hold every worker, each added one with its own V8 heap. */
+  workersByPool: Record<string, number>;
+}
+
+/** The node's memory now: `/metrics` on `port`, with `rssMiB` read at the same moment. */
+export async function scrapeMemoryReading(port: number, rssMiB: number): Promise<MemoryReading> {
   const samples = await scrapeMetrics(port);
   const mib = (bytes: number) => bytes / MIB;
   const commitTrees = mib(sum(samples, 'strata_commit_tree_memory_bytes'));
@@ -45,19 +52,11 @@ export async function scrapeMemoryParts(port: number, rssMiB: number): Promise<M
     nativeFree: mib(sum(samples, 'strata_native_heap_bytes', { kind: 'free' })),
   };
   const attributed = Object.values(parts).reduce((a, b) => a + b, 0);
-  return { rss: rssMiB, ...parts, unattributed: rssMiB - attributed };
-}
-
-/**
- * Execution worker threads running now, by pool (`/metrics` on `port`): a pool grows beyond its
- * base size while long tasks hold every worker, and each added worker brings its own V8 heap.
- */
-export async function scrapeWorkerCounts(port: number): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  for (const sample of await scrapeMetrics(port)) {
-    if (sample.name === 'strata_execution_workers') counts[sample.labels['pool'] ?? ''] = sample.value;
+  const workersByPool: Record<string, number> = {};
+  for (const sample of samples) {
+    if (sample.name === 'strata_execution_workers') workersByPool[sample.labels['pool'] ?? ''] = sample.value;
   }
-  return counts;
+  return { parts: { rss: rssMiB, ...parts, unattributed: rssMiB - attributed }, workersByPool };
 }
 
 /** Each part's growth from `before` to `after`, MiB, rounded to 0.1. */

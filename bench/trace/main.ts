@@ -27,12 +27,12 @@
  * tracer the node refuses on every transaction is reported as not served (JSON null). Tracing
  * a transaction replays the block up to it on the node (geth's way).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { devAccounts } from '../../src/chain/genesis-file.js';
 import { emitReport, rate, table } from '../report.js';
-import { initNodeHome, startNode, type NodeHome, type RunningProcess } from '../node/node-process.js';
+import { initNodeHome, setBlockGasLimit, startNode, type NodeHome, type RunningProcess } from '../node/node-process.js';
 import { RpcClient } from '../node/rpc-client.js';
 import { alignAnvilCoinbase, fundOnAnvil, startTracingAnvil } from './anvil.js';
 import { runTracePhase, type PhaseResult } from './phase.js';
@@ -69,14 +69,6 @@ const TRACERS: Record<TracerName, { label: string; config: object; peer: PeerTar
 };
 
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
-
-/** Raises the block gas limit in the node home's genesis before the first start. */
-function raiseBlockGasLimit(home: NodeHome, gasLimit: number): void {
-  const path = join(home.home, 'config', 'genesis.json');
-  const genesis = JSON.parse(readFileSync(path, 'utf8')) as { params?: Record<string, unknown> };
-  genesis.params = { ...(genesis.params ?? {}), block_gas_limit: gasLimit };
-  writeFileSync(path, `${JSON.stringify(genesis, null, 2)}\n`);
-}
 
 /** A phase served when at least one trace succeeded. */
 function served(result: PhaseResult | undefined): result is PhaseResult {
@@ -131,7 +123,7 @@ async function main(): Promise<void> {
     const sender = { privateKey: account!.privateKey, address: account!.address };
     // One account sends the whole workload before a block is cut, as on Anvil (which has no per-sender cap).
     home = await initNodeHome({ devAccounts: 1, blockMs: BLOCK_MS, mempoolSize: 4 * count + 100, maxTxsPerSender: count + 10, evmChainId: EVM_CHAIN_ID });
-    raiseBlockGasLimit(home, BLOCK_GAS_LIMIT);
+    setBlockGasLimit(home, BLOCK_GAS_LIMIT);
     const node = await startNode(home, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
     started.push(node);
     const anvil = await startTracingAnvil({ chainId: EVM_CHAIN_ID, gasLimit: BLOCK_GAS_LIMIT, mining: 'manual', stepsTracing: false });

@@ -12,7 +12,7 @@ import { precompileNumber } from '../evm/errors.js';
 import { gethVmError, type FailedStep } from './errors.js';
 import { setDirectStepListener, type StepEvent } from './step-event.js';
 import { memorySlice, wordAddress } from './hex.js';
-import type { FrameContract, FrameStart, FrameType, Hex, OpcodeStep, StateReader, TraceLog, Tracer } from './types.js';
+import { looksAtOpcodes, type FrameContract, type FrameStart, type FrameType, type Hex, type OpcodeStep, type StateReader, type TraceLog, type Tracer } from './types.js';
 
 const CALL_STIPEND = 2300n;
 const MAX_CALL_DEPTH = 1024;
@@ -118,7 +118,7 @@ export class EvmTraceBridge {
   constructor(private readonly evm: EVM, private readonly tracer: Tracer, private readonly state: StateReader, firstLogIndex = 0) {
     this.logCount = firstLogIndex;
     this.rules = rulesOf(evm.common);
-    this.stepless = tracer.onOpcode === undefined && tracer.onFault === undefined;
+    this.stepless = !looksAtOpcodes(tracer);
     this.directStep = this.recording((s: StepEvent) => this.step(s));
     this.listeners = [
       ['beforeMessage', this.guard((m: Message) => this.enter(m))],

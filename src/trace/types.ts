@@ -151,3 +151,8 @@ export interface Tracer {
   /** The tracer's output, shaped and ordered as geth prints it. */
   result(): JsonValue;
 }
+
+/** Whether `tracer` reads steps; one that does not (callTracer, 4byteTracer) is given none, only onTick. */
+export function looksAtOpcodes(tracer: Tracer): boolean {
+  return tracer.onOpcode !== undefined || tracer.onFault !== undefined;
+}

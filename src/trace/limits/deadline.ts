@@ -9,7 +9,7 @@
  * milliseconds, so a long trace does not stop the node from answering other requests (and
  * concurrent traces interleave).
  */
-import type { FrameEnd, FrameStart, JsonValue, OpcodeStep, TraceLog, Tracer, TxEnd, TxStart } from '../types.js';
+import { looksAtOpcodes, type FrameEnd, type FrameStart, type JsonValue, type OpcodeStep, type TraceLog, type Tracer, type TxEnd, type TxStart } from '../types.js';
 import { TraceError } from '../errors.js';
 
 /** A trace passed its deadline; the message is geth's. */
@@ -100,9 +100,9 @@ export class DeadlineTracer implements Tracer {
     private readonly inner: Tracer,
     private readonly watch: TraceWatch,
   ) {
-    const stepless = inner.onOpcode === undefined && inner.onFault === undefined;
-    this.onOpcode = stepless ? undefined : (step) => this.#opcode(step);
-    this.onFault = stepless ? undefined : (step, error) => this.#guard(() => this.inner.onFault?.(step, error));
+    const steps = looksAtOpcodes(inner);
+    this.onOpcode = steps ? (step) => this.#opcode(step) : undefined;
+    this.onFault = steps ? (step, error) => this.#guard(() => this.inner.onFault?.(step, error)) : undefined;
   }
 
   async onTxStart(tx: TxStart): Promise<void> {
