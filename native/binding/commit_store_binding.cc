@@ -5,6 +5,7 @@
 
 #include "convert.h"
 #include "memory_budget_binding.h"
+#include "packed_reads.h"
 #include "strata/dump_iavl.h"
 #include "strata/repair_snapshots.h"
 #include "strata/state_snapshot.h"
@@ -68,6 +69,7 @@ void CommitStoreBinding::Init(Napi::Env env, Napi::Object exports) {
              InstanceMethod<&CommitStoreBinding::Commit>("commit"),
              InstanceMethod<&CommitStoreBinding::Last>("last"),
              InstanceMethod<&CommitStoreBinding::Get>("get"),
+             InstanceMethod<&CommitStoreBinding::GetMany>("getMany"),
              InstanceMethod<&CommitStoreBinding::Range>("range"),
              InstanceMethod<&CommitStoreBinding::Rollback>("rollback"),
              InstanceMethod<&CommitStoreBinding::SnapshotVersions>("snapshotVersions"),
@@ -217,6 +219,16 @@ Napi::Value CommitStoreBinding::Get(const Napi::CallbackInfo& info) {
   std::optional<std::string> value = Translate(env, [&] { return s.Get(name.view(), key); });
   if (!value) return env.Undefined();
   return ToBuffer(env, *value);
+}
+
+Napi::Value CommitStoreBinding::GetMany(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  sc::CommitStore& s = store(env);
+  Utf8Arg name(info[0], "store name");
+  std::vector<std::string_view> keys = UnpackKeys(env, info[1], info[2]);
+  PackingSink sink(SlotsFor(env, info[3], keys.size()), keys.size());
+  Translate(env, [&] { s.GetMany(name.view(), keys.data(), keys.size(), sink); });
+  return ToBuffer(env, sink.packed());
 }
 
 Napi::Value CommitStoreBinding::Range(const Napi::CallbackInfo& info) {

@@ -45,6 +45,8 @@ class CommitStoreBinding : public StoreBinding<CommitStoreBinding, sc::CommitSto
   Napi::Value Last(const Napi::CallbackInfo& info);
   /// get(store, key): Buffer or undefined.
   Napi::Value Get(const Napi::CallbackInfo& info);
+  /// getMany(store, packedKeys, keyLengths, slots): values packed in one Buffer (packed_reads.h).
+  Napi::Value GetMany(const Napi::CallbackInfo& info);
   /// range(store, start, end, ascending, limit): [key0, value0, key1, value1, ...].
   Napi::Value Range(const Napi::CallbackInfo& info);
   Napi::Value Rollback(const Napi::CallbackInfo& info);

@@ -12,6 +12,7 @@
 #include "strata/mvcc_store.h"
 #include "strata/state_snapshot.h"
 #include "mvcc_iterator_binding.h"
+#include "packed_reads.h"
 
 namespace strata::binding {
 
@@ -122,29 +123,6 @@ class ScratchSink final : public ValueSink {
   Napi::Value result_;
 };
 
-// Packs the values found into one buffer and records each key's [offset, length] (length -1
-// when absent): one JS allocation per batch instead of one per key. Values may arrive in any
-// order (the EVM SS reads each sub-DB's keys together).
-class PackingSink final : public ValueSink {
- public:
-  PackingSink(int32_t* slots, size_t count) : slots_(slots) {
-    for (size_t i = 0; i < count; ++i) {
-      slots_[2 * i] = 0;
-      slots_[2 * i + 1] = -1;
-    }
-  }
-  void Found(size_t index, std::string_view value) override {
-    slots_[2 * index] = static_cast<int32_t>(packed_.size());
-    slots_[2 * index + 1] = static_cast<int32_t>(value.size());
-    packed_.append(value);
-  }
-  const std::string& packed() const { return packed_; }
-
- private:
-  int32_t* slots_;
-  std::string packed_;
-};
-
 // Counts the keys found.
 class CountingSink final : public ValueSink {
  public:
@@ -195,26 +173,8 @@ Napi::Value StateStoreBinding::GetMany(const Napi::CallbackInfo& info) {
   uint64_t version = ToVersion(info[1], "version");
   // Keys arrive packed in one buffer with their lengths: one Node-API call for all of them
   // instead of two per key.
-  std::string_view packed_keys = ToBytes(info[2], "packed keys");
-  if (!info[3].IsTypedArray() || info[3].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array) {
-    ThrowInvalid(env, "getMany needs an Int32Array of key lengths");
-  }
-  Napi::Int32Array key_lengths = info[3].As<Napi::Int32Array>();
-  size_t count = key_lengths.ElementLength();
-  std::vector<std::string_view> keys(count);
-  size_t offset = 0;
-  for (size_t i = 0; i < count; ++i) {
-    size_t length = static_cast<size_t>(std::max<int32_t>(key_lengths[i], 0));
-    if (offset + length > packed_keys.size()) ThrowInvalid(env, "getMany key lengths exceed the packed keys");
-    keys[i] = packed_keys.substr(offset, length);
-    offset += length;
-  }
-  if (!info[4].IsTypedArray() || info[4].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array ||
-      info[4].As<Napi::Int32Array>().ElementLength() < 2 * count) {
-    ThrowInvalid(env, "getMany needs an Int32Array with two slots per key for value offsets and lengths");
-  }
-  if (count > INT32_MAX / 2) ThrowInvalid(env, "getMany takes at most 2^30 keys per call");
-  PackingSink sink(info[4].As<Napi::Int32Array>().Data(), count);
+  std::vector<std::string_view> keys = UnpackKeys(env, info[2], info[3]);
+  PackingSink sink(SlotsFor(env, info[4], keys.size()), keys.size());
   Translate(env, [&] { s.Read(name.view(), version, keys.data(), keys.size(), sink); });
   return ToBuffer(env, sink.packed());
 }

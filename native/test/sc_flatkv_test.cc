@@ -417,6 +417,51 @@ TEST(FlatKvStore, GetReadsCommittedStateWithStagedOverlay) {
   EXPECT_EQ(store->Get(CodeHashKey(2)), Hash32(2));
 }
 
+// Records GetMany's answers by key position.
+class MapSink final : public ValueSink {
+ public:
+  void Found(size_t index, std::string_view value) override { found[index] = std::string(value); }
+  std::map<size_t, std::string> found;
+};
+
+TEST(FlatKvStore, GetManyAnswersAsGetDoesForEveryKey) {
+  TempDir dir;
+  auto store = FlatKvStore::Open(dir.path(), Options());
+  store->Set(NonceKey(1), Be64(3));
+  store->Set(CodeHashKey(1), Hash32(1));
+  store->Set(NonceKey(2), Be64(9));
+  store->Set(StorageKey(1, 1), "a");
+  store->Set(CodeKey(1), "\x60\x80");
+  store->Commit(1);
+  // Staged over the committed rows: account 1 loses its code hash, account 3 appears.
+  store->Delete(CodeHashKey(1));
+  store->Set(CodeHashKey(3), Hash32(3));
+  store->Set(StorageKey(1, 2), "b");
+  // Account fields next to each other (one row read), apart, repeated, absent, and other rows.
+  const std::vector<std::string> keys = {NonceKey(1),      CodeHashKey(1), NonceKey(2),      StorageKey(1, 1),
+                                         CodeHashKey(2),   NonceKey(3),    CodeHashKey(3),   NonceKey(4),
+                                         CodeHashKey(4),   NonceKey(1),    StorageKey(1, 2), StorageKey(1, 3),
+                                         CodeKey(1),       CodeKey(2),     CodeHashKey(1),   NonceKey(2)};
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  MapSink sink;
+  store->GetMany(views.data(), views.size(), sink);
+  size_t present = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const std::optional<std::string> expected = store->Get(keys[i]);
+    auto found = sink.found.find(i);
+    ASSERT_EQ(found != sink.found.end(), expected.has_value()) << "key " << i;
+    if (expected) {
+      EXPECT_EQ(found->second, *expected) << "key " << i;
+      ++present;
+    }
+  }
+  EXPECT_GE(present, 6u);
+  EXPECT_LT(present, keys.size());
+  store->Close();
+  MapSink closed;
+  EXPECT_STRATA_ERROR(store->GetMany(views.data(), 1, closed), ErrorCode::kClosed);
+}
+
 TEST(FlatKvStore, RejectsMalformedChangesAndNonIncreasingVersions) {
   TempDir dir;
   auto store = FlatKvStore::Open(dir.path(), Options());

@@ -138,7 +138,10 @@ export class App implements AppReader {
   /** Block hashes for BLOCKHASH, from the block store once the node attaches it. */
   #blockHashes: BlockHashLookup = NO_BLOCK_HASHES;
   readonly #blockHash: BlockHashLookup = (height) => this.#blockHashes(height);
-  readonly #latestState: StateView = { get: (store, key) => this.#sc.get(store, key) };
+  readonly #latestState: StateView = {
+    get: (store, key) => this.#sc.get(store, key),
+    getMany: (store, keys) => this.#sc.getMany(store, keys),
+  };
   /** VMs reused across eth_call / eth_estimateGas requests run on this thread. */
   readonly #callVms: VmPool;
   /** Where calls run once the node attaches its execution workers. */

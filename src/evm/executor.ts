@@ -13,7 +13,7 @@ import { evmBlock, type BlockContext } from './block-context.js';
 import { NO_BLOCK_HASHES, blockHashChain, type BlockHashLookup } from './block-hashes.js';
 import { keccak256 } from '../util/keccak.js';
 import { BlockGasLimitReachedError, TxExecutionFailedError, TxRejectedError } from './errors.js';
-import { TRANSFER_GAS, applyPlainTransfer, isPlainTransfer, precompileSet } from './plain-transfer.js';
+import { TRANSFER_GAS, applyPlainTransfer, plainTransferParties, precompileSet } from './plain-transfer.js';
 import { vmCommon } from './common.js';
 import { gethEvmOptions } from './returndata-bounds.js';
 import { OverlayStateManager, type StateView } from './state-manager.js';
@@ -148,6 +148,17 @@ export interface BlockInputs {
   interpretTransfers?: boolean;
 }
 
+/** The senders and recipients of `txs`, and the coinbase. */
+function* touchedAccounts(txs: ReadonlyArray<DecodedTx | { error: unknown }>, coinbase: Address): Generator<Uint8Array> {
+  yield coinbase.bytes;
+  for (const tx of txs) {
+    if ('error' in tx) continue;
+    yield tx.sender.bytes;
+    const to = tx.tx.to as Address | undefined;
+    if (to !== undefined) yield to.bytes;
+  }
+}
+
 /** Runs `rawTxs` in order on `view` within the block `ctx`. */
 export async function executeBlockTxs(common: Common, view: StateView, ctx: BlockContext, rawTxs: readonly Uint8Array[], inputs: BlockInputs = {}): Promise<BlockExecution> {
   const decode = inputs.decode ?? ((raw: Uint8Array) => decodeTx(raw, common));
@@ -161,18 +172,31 @@ export async function executeBlockTxs(common: Common, view: StateView, ctx: Bloc
   let gasUsed = 0n;
   let logCount = 0;
 
+  // Decoded up front so the accounts the block touches first are read in one go.
+  const decodedTxs = rawTxs.map((raw): DecodedTx | { error: unknown } => {
+    try {
+      return decode(raw);
+    } catch (error) {
+      return { error };
+    }
+  });
+  state.prefetchAccounts(touchedAccounts(decodedTxs, block.header.coinbase));
+
   for (let position = 0; position < rawTxs.length; position++) {
     const raw = rawTxs[position]!;
     let decoded: DecodedTx | undefined;
     let outcome: RunTxResult | { transferPrice: bigint };
     try {
-      decoded = decode(raw);
+      const result = decodedTxs[position]!;
+      if ('error' in result) throw result.error;
+      decoded = result;
       const sender = state.getAccountSync(decoded.sender);
       checkTx(decoded, { nonce: sender?.nonce ?? 0n, balance: sender?.balance ?? 0n }, ctx.baseFee, 'exact');
       const gasLeft = ctx.gasLimit - gasUsed;
       if (decoded.gasLimit > gasLeft) throw new BlockGasLimitReachedError(decoded.gasLimit, gasLeft);
-      outcome = !inputs.interpretTransfers && isPlainTransfer(decoded, state, precompiles)
-        ? { transferPrice: await applyPlainTransfer(state, decoded, block.header.coinbase, ctx.baseFee) }
+      const parties = inputs.interpretTransfers ? undefined : plainTransferParties(decoded, sender, state, precompiles);
+      outcome = parties
+        ? { transferPrice: applyPlainTransfer(state, decoded, parties, block.header.coinbase, ctx.baseFee) }
         : await runChecked(vm, state, decoded, block, gasUsed);
     } catch (error) {
       txs.push({ kind: 'skipped', position, raw, hash: decoded?.hash ?? keccak256(raw), reason: asRejection(error) });

@@ -9,7 +9,7 @@
  */
 import { getActivePrecompiles } from '@ethereumjs/evm';
 import type { Common } from '@ethereumjs/common';
-import { Account, Address, KECCAK256_NULL } from '@ethereumjs/util';
+import { Account, KECCAK256_NULL, type Address } from '@ethereumjs/util';
 
 import type { OverlayStateManager } from './state-manager.js';
 import { effectiveGasPrice, type DecodedTx } from './validate.js';
@@ -26,41 +26,52 @@ function hasCode(account: Account | undefined): boolean {
   return account !== undefined && !Buffer.from(account.codeHash).equals(KECCAK256_NULL);
 }
 
+/** The two accounts of a plain transfer, as read before it applies (undefined = absent). */
+export interface TransferParties {
+  sender: Account | undefined;
+  recipient: Account | undefined;
+}
+
 /**
- * Whether `decoded` is a plain transfer on `state`: types 0–2 without data or access list,
- * a recipient, and neither side holding code (a delegated EOA holds code too).
+ * The parties of `decoded` when it is a plain transfer on `state` (types 0–2 without data or
+ * access list, a recipient, and neither side holding code; a delegated EOA holds code too),
+ * otherwise undefined. `sender` is the sender's account as the caller already read it.
  */
-export function isPlainTransfer(decoded: DecodedTx, state: OverlayStateManager, precompiles: ReadonlySet<string>): boolean {
+export function plainTransferParties(decoded: DecodedTx, sender: Account | undefined, state: OverlayStateManager, precompiles: ReadonlySet<string>): TransferParties | undefined {
   const tx = decoded.tx as typeof decoded.tx & { accessList?: unknown[] };
-  if (decoded.type > 2 || tx.data.length > 0 || tx.to === undefined) return false;
-  if ((tx.accessList?.length ?? 0) > 0) return false;
-  if (precompiles.has(Buffer.from(tx.to.bytes).toString('hex'))) return false;
-  return !hasCode(state.getAccountSync(tx.to)) && !hasCode(state.getAccountSync(decoded.sender));
+  if (decoded.type > 2 || tx.data.length > 0 || tx.to === undefined) return undefined;
+  if ((tx.accessList?.length ?? 0) > 0) return undefined;
+  if (precompiles.has(Buffer.from(tx.to.bytes).toString('hex'))) return undefined;
+  if (hasCode(sender)) return undefined;
+  const recipient = state.getAccountSync(tx.to);
+  return hasCode(recipient) ? undefined : { sender, recipient };
 }
 
 /**
  * Applies a plain transfer that passed the sender checks (nonce, funds for gas limit × fee
- * cap + value) and returns the effective gas price it paid.
+ * cap + value) and returns the effective gas price it paid. `parties` are the accounts as
+ * read just before; they are updated in place.
  */
-export async function applyPlainTransfer(state: OverlayStateManager, decoded: DecodedTx, coinbase: Address, baseFee: bigint): Promise<bigint> {
+export function applyPlainTransfer(state: OverlayStateManager, decoded: DecodedTx, parties: TransferParties, coinbase: Address, baseFee: bigint): bigint {
   const price = effectiveGasPrice(decoded, baseFee);
   const to = decoded.tx.to as Address;
-  const sender = state.getAccountSync(decoded.sender) ?? new Account();
+  const sender = parties.sender ?? new Account();
   sender.nonce += 1n;
   sender.balance -= TRANSFER_GAS * price + decoded.value;
-  await state.putAccount(decoded.sender, sender);
+  state.putAccountSync(decoded.sender, sender);
 
   if (decoded.value > 0n) {
-    const recipient = state.getAccountSync(to) ?? new Account();
+    // A transfer to oneself reads the sender as just written.
+    const recipient = (to.equals(decoded.sender) ? state.getAccountSync(to) : parties.recipient) ?? new Account();
     recipient.balance += decoded.value;
-    await state.putAccount(to, recipient);
+    state.putAccountSync(to, recipient);
   }
 
   const tip = TRANSFER_GAS * (price - baseFee);
   if (tip > 0n) {
     const miner = state.getAccountSync(coinbase) ?? new Account();
     miner.balance += tip;
-    await state.putAccount(coinbase, miner);
+    state.putAccountSync(coinbase, miner);
   }
   return price;
 }

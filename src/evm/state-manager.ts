@@ -11,7 +11,9 @@ import type { CodeCache } from './code-cache.js';
 import { keccak256 } from '../util/keccak.js';
 import {
   BANK_STORE,
+  CODE_HASH_PREFIX,
   EVM_STORE,
+  NONCE_PREFIX,
   balanceKey,
   codeHashKey,
   codeKey,
@@ -26,6 +28,8 @@ import {
 export interface StateView {
   /** The value of `key` in `store`, or undefined when absent. */
   get(store: string, key: Uint8Array): Uint8Array | undefined;
+  /** get for many keys of one store at once, where the view can do that in one read. */
+  getMany?(store: string, keys: readonly Uint8Array[]): Array<Uint8Array | undefined>;
 }
 
 /** A StateView over nothing: every key is absent. */
@@ -40,6 +44,11 @@ interface Entry {
 
 const STORE_TAG: Record<string, string> = { [BANK_STORE]: 'b', [EVM_STORE]: 'e' };
 const CLEARED_TAG = 'c';
+// Entry ids of an account's three fields, less the address: entryId(store, key) for keys that
+// are the address or a prefix byte and the address, so an account read converts it once.
+const BALANCE_ID = STORE_TAG[BANK_STORE]!;
+const NONCE_ID = STORE_TAG[EVM_STORE]! + String.fromCharCode(NONCE_PREFIX);
+const CODE_HASH_ID = STORE_TAG[EVM_STORE]! + String.fromCharCode(CODE_HASH_PREFIX);
 const ZERO_HASH = new Uint8Array(32);
 const EMPTY = new Uint8Array(0);
 
@@ -170,8 +179,48 @@ export class OverlayStateManager implements StateManagerInterface {
     return entry ? entry.value : this.#base(id, store, key);
   }
 
+  /** #read of an account field by entry id; the key is built only when the store is asked. */
+  #readField(id: string, store: string, keyOf: (address: Uint8Array) => Uint8Array, address: Uint8Array): Uint8Array | null {
+    const entry = this.#overlay.get(id);
+    if (entry) return entry.value;
+    const cached = this.#baseCache.get(id);
+    return cached !== undefined ? cached : this.#base(id, store, keyOf(address));
+  }
+
   #write(store: string, key: Uint8Array, value: Uint8Array | null): void {
     this.#overlay.set(entryId(store, key), { store, key, value });
+  }
+
+  /**
+   * Reads the balance, nonce and code hash of `addresses` that no read has asked for yet, in
+   * one view call per store, so the getAccountSync calls that follow find them cached. Only
+   * for a view with getMany; the values are what the first read would have found.
+   */
+  prefetchAccounts(addresses: Iterable<Uint8Array>): void {
+    const view = this.#view;
+    if (view.getMany === undefined) return;
+    const bank: { ids: string[]; keys: Uint8Array[] } = { ids: [], keys: [] };
+    const evm: { ids: string[]; keys: Uint8Array[] } = { ids: [], keys: [] };
+    const cache = this.#baseCache;
+    const want = (wanted: typeof bank, id: string, key: () => Uint8Array): void => {
+      if (cache.has(id)) return;
+      wanted.ids.push(id);
+      wanted.keys.push(key());
+    };
+    const seen = new Set<string>();
+    for (const a of addresses) {
+      const at = latin1(a);
+      if (seen.has(at)) continue;
+      seen.add(at);
+      want(bank, BALANCE_ID + at, () => balanceKey(a));
+      want(evm, NONCE_ID + at, () => nonceKey(a));
+      want(evm, CODE_HASH_ID + at, () => codeHashKey(a));
+    }
+    for (const [store, wanted] of [[BANK_STORE, bank], [EVM_STORE, evm]] as const) {
+      if (wanted.ids.length === 0) continue;
+      const values = view.getMany(store, wanted.keys);
+      for (let i = 0; i < wanted.ids.length; i++) cache.set(wanted.ids[i]!, values[i] ?? null);
+    }
   }
 
   /** The account at `address`, or undefined when it holds no balance, nonce or code. */
@@ -182,9 +231,10 @@ export class OverlayStateManager implements StateManagerInterface {
   /** Synchronous getAccount, for callers outside the VM. */
   getAccountSync(address: Address): Account | undefined {
     const a = address.bytes;
-    const balance = this.#read(BANK_STORE, balanceKey(a));
-    const nonce = this.#read(EVM_STORE, nonceKey(a));
-    const codeHash = this.#read(EVM_STORE, codeHashKey(a));
+    const at = latin1(a);
+    const balance = this.#readField(BALANCE_ID + at, BANK_STORE, balanceKey, a);
+    const nonce = this.#readField(NONCE_ID + at, EVM_STORE, nonceKey, a);
+    const codeHash = this.#readField(CODE_HASH_ID + at, EVM_STORE, codeHashKey, a);
     if (balance === null && nonce === null && codeHash === null) return undefined;
     return new Account(decodeUint(nonce), decodeUint(balance), undefined, codeHash ?? KECCAK256_NULL);
   }
@@ -192,11 +242,18 @@ export class OverlayStateManager implements StateManagerInterface {
   /** Writes the account's balance, nonce and code hash (undefined deletes it). */
   async putAccount(address: Address, account?: Account): Promise<void> {
     if (account === undefined) return this.deleteAccount(address);
+    this.putAccountSync(address, account);
+  }
+
+  /** Synchronous putAccount of an existing account, for callers outside the VM. */
+  putAccountSync(address: Address, account: Account): void {
     const a = address.bytes;
-    this.#write(BANK_STORE, balanceKey(a), account.balance === 0n ? null : encodeUint(account.balance, 32));
-    this.#write(EVM_STORE, nonceKey(a), account.nonce === 0n ? null : encodeUint(account.nonce, 8));
+    const at = latin1(a);
+    const overlay = this.#overlay;
+    overlay.set(BALANCE_ID + at, { store: BANK_STORE, key: balanceKey(a), value: account.balance === 0n ? null : encodeUint(account.balance, 32) });
+    overlay.set(NONCE_ID + at, { store: EVM_STORE, key: nonceKey(a), value: account.nonce === 0n ? null : encodeUint(account.nonce, 8) });
     const emptyCode = bytesEqual(account.codeHash, KECCAK256_NULL);
-    this.#write(EVM_STORE, codeHashKey(a), emptyCode ? null : account.codeHash);
+    overlay.set(CODE_HASH_ID + at, { store: EVM_STORE, key: codeHashKey(a), value: emptyCode ? null : account.codeHash });
   }
 
   /** Removes the account with its code and the storage this state manager can see. */

@@ -119,6 +119,8 @@ export interface NativeCommitStore {
   commit(): Promise<NativeCommitResult>;
   last(): NativeCommitResult;
   get(store: string, key: Uint8Array): Buffer | undefined;
+  /** Values of many keys of one store (see packed-reads.ts). */
+  getMany(store: string, packedKeys: Uint8Array, keyLengths: Int32Array, slots: Int32Array): Buffer;
   /** Alternating keys and values. */
   range(store: string, start: Uint8Array | null, end: Uint8Array | null, ascending: boolean, limit: number): Buffer[];
   rollback(target: number): Promise<NativeCommitResult>;

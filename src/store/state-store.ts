@@ -11,6 +11,7 @@ import { native, type NativeIterator, type NativeStats, type NativeStore, type N
 import { InvalidArgumentError, toStoreError } from './errors.js';
 import type { MemoryBudget } from './memory-budget.js';
 import { encodeChangelogEntry } from './changelog-entry.js';
+import { PackedReader } from './packed-reads.js';
 
 /** On-disk layout, as named by the `ss-backend` setting. */
 export type Backend = 'pebbledb' | 'rocksdb';
@@ -149,8 +150,7 @@ export class StateStore {
   #native: NativeStore;
   /** get() values arrive here; larger ones come as their own Buffer. */
   #scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
-  /** Reused by getMany for the [offset, length] of each value the addon reports. */
-  #slots = new Int32Array(512);
+  readonly #reads = new PackedReader();
 
   protected constructor(dir: string, backend: Backend, nativeStore: NativeStore) {
     this.dir = dir;
@@ -243,27 +243,11 @@ export class StateStore {
 
   /** {@link get} for many keys at one version, in one native call. */
   getMany(store: string, version: Version, keys: readonly Uint8Array[]): Array<Buffer | undefined> {
-    if (!Array.isArray(keys)) throw new InvalidArgumentError('keys must be an array of Uint8Array');
-    if (this.#slots.length < 2 * keys.length) this.#slots = new Int32Array(2 * keys.length);
-    const slots = this.#slots;
-    const keyLengths = new Int32Array(keys.length);
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i];
-      if (!(key instanceof Uint8Array)) throw new InvalidArgumentError('key must be a Uint8Array or Buffer');
-      keyLengths[i] = key.length;
-    }
-    let packed: Buffer;
     try {
-      packed = this.#native.getMany(store, version, Buffer.concat(keys as Uint8Array[]), keyLengths, slots);
+      return this.#reads.read(keys, (packed, lengths, slots) => this.#native.getMany(store, version, packed, lengths, slots));
     } catch (error) {
       throw toStoreError(error);
     }
-    const values: Array<Buffer | undefined> = [];
-    for (let i = 0; i < keys.length; i++) {
-      const length = slots[2 * i + 1]!;
-      values.push(length >= 0 ? packed.subarray(slots[2 * i]!, slots[2 * i]! + length) : undefined);
-    }
-    return values;
   }
 
   /** Iterates the newest visible value of each key of `store` in [start, end) at `version`. */

@@ -101,3 +101,31 @@ t.test('plain transfers applied directly equal runTx', async (t) => {
     t.ok(direct.txs.filter((x) => x.kind === 'executed').length > 10, `seed ${seed}: most transactions executed`);
   }
 });
+
+t.test('accounts read ahead in one getMany per store give the same block as reads one by one', async (t) => {
+  const ctx = { height: 7, timeMs: 1_704_067_207_000, proposer: coinbase.address, baseFee: BASE_FEE, gasLimit: 30_000_000n };
+  for (let seed = 1; seed <= 6; seed++) {
+    const txs = randomBlock(mulberry32(seed));
+    const inner = baseView();
+    const manyCalls: string[] = [];
+    const readAhead = new Set<string>();
+    const singles: string[] = [];
+    const batched: StateView = {
+      get: (store, key) => {
+        singles.push(store + Buffer.from(key).toString('hex'));
+        return inner.get(store, key);
+      },
+      getMany: (store, keys) => {
+        manyCalls.push(store);
+        for (const key of keys) readAhead.add(store + Buffer.from(key).toString('hex'));
+        return keys.map((key) => inner.get(store, key));
+      },
+    };
+    const ahead = await executeBlockTxs(common, batched, ctx, txs);
+    const oneByOne = await executeBlockTxs(common, baseView(), ctx, txs);
+    t.same(summary(ahead), summary(oneByOne), `seed ${seed}: same receipts, skips and changesets`);
+    t.same(manyCalls.sort(), [BANK_STORE, EVM_STORE], `seed ${seed}: one getMany per store`);
+    t.ok(readAhead.has(BANK_STORE + Buffer.from(coinbase.address).toString('hex')), `seed ${seed}: the coinbase is read ahead`);
+    t.same(singles.filter((k) => readAhead.has(k)), [], `seed ${seed}: no key read ahead is read again`);
+  }
+});

@@ -124,6 +124,34 @@ t.test('evm reads come from FlatKV; FlatKV refuses iteration; without FlatKV evm
   await plain.close();
 });
 
+t.test('getMany answers as get does per key: committed, staged, absent, in FlatKV and memiavl', async (t) => {
+  for (const flatkv of [true, false]) {
+    const store = await CommitStore.open(tempDir(t), { snapshotInterval: 0, flatkv });
+    await commitBlocks(store, 1, 2);
+    // Staged, not committed: a new account's nonce and code hash, a bank balance, a deletion.
+    const fresh = Buffer.alloc(20, 0x5a);
+    const codeHash = sha256(Buffer.from('code'));
+    store.applyChangesets([
+      { name: 'bank', pairs: [{ key: bankKey(7), value: Buffer.from('staged') }, { key: bankKey(8), value: null }] },
+      { name: 'evm', pairs: [{ key: Buffer.concat([Buffer.of(0x0a), fresh]), value: Buffer.alloc(8, 1) }, { key: Buffer.concat([Buffer.of(0x08), fresh]), value: codeHash }] },
+    ]);
+    const evmKeys = [nonceKey(1), nonceKey(3), nonceKey(GENESIS_ACCOUNTS + 5), Buffer.concat([Buffer.of(0x0a), fresh]), Buffer.concat([Buffer.of(0x08), fresh]), Buffer.concat([Buffer.of(0x08), bankKey(1).subarray(8)])];
+    const bankKeys = [bankKey(0), bankKey(7), bankKey(8), bankKey(GENESIS_ACCOUNTS + 1), bankKey(0)];
+    for (const [name, keys] of [['evm', evmKeys], ['bank', bankKeys]] as const) {
+      const many = store.getMany(name, keys);
+      t.equal(many.length, keys.length, `${name}: one answer per key (flatkv ${flatkv})`);
+      t.same(many.map((v) => (v === undefined ? null : hex(v))), keys.map((k) => { const v = store.get(name, k); return v === undefined ? null : hex(v); }), `${name}: getMany equals get for each key (flatkv ${flatkv})`);
+      t.ok(many.some((v) => v === undefined) && many.some((v) => v !== undefined), `${name}: the keys include present and absent ones`);
+    }
+    t.same(store.getMany('nosuchstore', [bankKey(0)]), [undefined], 'a store that does not exist has no values');
+    t.same(store.getMany('bank', []), [], 'no keys, no values');
+    t.throws(() => store.getMany('bank', 'key' as unknown as Uint8Array[]), InvalidArgumentError);
+    t.throws(() => store.getMany('bank', [42 as unknown as Uint8Array]), InvalidArgumentError);
+    await store.close();
+    t.throws(() => store.getMany('bank', [bankKey(0)]), StoreClosedError);
+  }
+});
+
 t.test('iteration walks a store in order, both ways, across pages', async (t) => {
   const store = await CommitStore.open(tempDir(t), { snapshotInterval: 0 });
   await commitBlocks(store, 1, 1);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "strata/commit_types.h"
+#include "strata/store_types.h"
 
 namespace strata::sc {
 
@@ -51,6 +52,8 @@ class CommitStore {
   CommitResult Last() const;
   /// The latest value of `key` in `store` (staged changes included), or nullopt.
   std::optional<std::string> Get(std::string_view store, std::string_view key) const;
+  /// Get of `count` keys of one store under one lock; `sink` hears of each key that has a value.
+  void GetMany(std::string_view store, const std::string_view* keys, size_t count, ValueSink& sink) const;
   /// Up to `limit` pairs of a Cosmos store in [start, end), ascending or descending.
   std::vector<std::pair<std::string, std::string>> Range(std::string_view store, std::optional<std::string_view> start,
                                                          std::optional<std::string_view> end, bool ascending,

@@ -250,6 +250,21 @@ std::optional<std::string> CommitStore::Get(std::string_view store, std::string_
   return tree == nullptr ? std::nullopt : tree->Get(key);
 }
 
+void CommitStore::GetMany(std::string_view store, const std::string_view* keys, size_t count, ValueSink& sink) const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->CheckOpen();
+  if (impl_->IsFlatKv(store)) {
+    impl_->JoinFlatKvPrep();
+    impl_->flatkv->GetMany(keys, count, sink);
+    return;
+  }
+  const IavlTree* tree = impl_->memiavl->Tree(store);
+  if (tree == nullptr) return;
+  for (size_t i = 0; i < count; ++i) {
+    if (std::optional<std::string> value = tree->Get(keys[i])) sink.Found(i, *value);
+  }
+}
+
 std::vector<std::pair<std::string, std::string>> CommitStore::Range(std::string_view store,
                                                                     std::optional<std::string_view> start,
                                                                     std::optional<std::string_view> end,

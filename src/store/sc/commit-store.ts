@@ -10,6 +10,7 @@ import { encodeChangelogEntry, toVersion } from '../changelog-entry.js';
 import { InvalidArgumentError, StoreClosedError, toStoreError } from '../errors.js';
 import { native, type NativeCommitResult, type NativeCommitStore, type NativeSnapshotStats } from '../native.js';
 import type { MemoryBudget } from '../memory-budget.js';
+import { PackedReader } from '../packed-reads.js';
 import type { NamedChangeset, Version } from '../state-store.js';
 
 /** Read once: only the kill -9 tests set it. */
@@ -109,6 +110,7 @@ export class CommitStore {
   private closed = false;
   /** The last committed version, kept here: reads ask for it on every call. */
   #version: number;
+  readonly #reads = new PackedReader();
 
   private constructor(private readonly store: NativeCommitStore) {
     this.#version = store.last().version;
@@ -161,6 +163,11 @@ export class CommitStore {
   get(store: string, key: Uint8Array): Uint8Array | undefined {
     if (!(key instanceof Uint8Array)) throw new InvalidArgumentError('key must be a Uint8Array or Buffer');
     return callSync(() => this.native.get(store, key));
+  }
+
+  /** {@link get} for many keys of one store, in one native call. */
+  getMany(store: string, keys: readonly Uint8Array[]): Array<Buffer | undefined> {
+    return this.#reads.read(keys, (packed, lengths, slots) => callSync(() => this.native.getMany(store, packed, lengths, slots)));
   }
 
   /** Iterates a Cosmos store's latest keys in order (FlatKV's `evm` store cannot iterate). */

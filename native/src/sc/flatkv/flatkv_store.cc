@@ -175,7 +175,40 @@ class FlatKvStore::Impl {
     CheckUsable();
     FinishPendingWrite();
     LogicalKind kind = ClassifyLogicalKey(key);
-    if (kind == LogicalKind::kNonce || kind == LogicalKind::kCodeHash) return GetAccountField(key, kind);
+    if (kind == LogicalKind::kNonce || kind == LogicalKind::kCodeHash) {
+      return GetAccountField(key, kind, db_->Get(RowFamily::kAccount, PhysicalKey(key, kind)));
+    }
+    return GetPlain(key, kind);
+  }
+
+  void GetMany(const std::string_view* keys, size_t count, ValueSink& sink) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    CheckUsable();
+    FinishPendingWrite();
+    // The committed row of the last account read, by address.
+    std::string_view row_address;
+    std::optional<std::string> row;
+    bool have_row = false;
+    for (size_t i = 0; i < count; ++i) {
+      const std::string_view key = keys[i];
+      const LogicalKind kind = ClassifyLogicalKey(key);
+      std::optional<std::string> value;
+      if (kind == LogicalKind::kNonce || kind == LogicalKind::kCodeHash) {
+        if (!have_row || key.substr(1) != row_address) {
+          row = db_->Get(RowFamily::kAccount, PhysicalKey(key, kind));
+          row_address = key.substr(1);
+          have_row = true;
+        }
+        value = GetAccountField(key, kind, row);
+      } else {
+        value = GetPlain(key, kind);
+      }
+      if (value) sink.Found(i, *value);
+    }
+  }
+
+  // A key outside the account rows: staged value, else the committed row's payload.
+  std::optional<std::string> GetPlain(std::string_view key, LogicalKind kind) const {
     if (auto staged = staged_.find(std::string(key)); staged != staged_.end()) return staged->second;
     std::optional<std::string> row = db_->Get(FamilyOf(kind), PhysicalKey(key, kind));
     if (!row) return std::nullopt;
@@ -357,13 +390,14 @@ class FlatKvStore::Impl {
     }
   }
 
-  // The merged view of an account row's field: committed row plus staged nonce and code hash.
-  std::optional<std::string> GetAccountField(std::string_view key, LogicalKind kind) const {
+  // The merged view of an account row's field: the committed `row` (as read for `key`'s
+  // account) plus staged nonce and code hash.
+  std::optional<std::string> GetAccountField(std::string_view key, LogicalKind kind,
+                                             const std::optional<std::string>& row) const {
     std::string address(key.substr(1));
     auto staged_nonce = staged_.find(kNoncePrefix + address);
     auto staged_hash = staged_.find(kCodeHashPrefix + address);
     bool touched = staged_nonce != staged_.end() || staged_hash != staged_.end();
-    std::optional<std::string> row = db_->Get(RowFamily::kAccount, PhysicalKey(key, kind));
     if (!row && !touched) return std::nullopt;
     AccountFields fields = row ? DecodeAccountRow(*row) : AccountFields();
     if (staged_nonce != staged_.end()) fields.nonce = staged_nonce->second ? DecodeNonce(*staged_nonce->second) : 0;
@@ -597,6 +631,9 @@ FlatKvStore::~FlatKvStore() = default;
 void FlatKvStore::Set(std::string_view logical_key, std::string_view value) { impl_->Set(logical_key, value); }
 void FlatKvStore::Delete(std::string_view logical_key) { impl_->Delete(logical_key); }
 std::optional<std::string> FlatKvStore::Get(std::string_view logical_key) const { return impl_->Get(logical_key); }
+void FlatKvStore::GetMany(const std::string_view* logical_keys, size_t count, ValueSink& sink) const {
+  impl_->GetMany(logical_keys, count, sink);
+}
 std::string FlatKvStore::WorkingHash() { return impl_->WorkingHash(); }
 std::string FlatKvStore::CommittedHash() const { return impl_->CommittedHash(); }
 int64_t FlatKvStore::Version() const { return impl_->Version(); }

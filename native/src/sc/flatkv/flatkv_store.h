@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "strata/commit_types.h"
+#include "strata/store_types.h"
 
 namespace strata::sc {
 
@@ -57,6 +58,10 @@ class FlatKvStore {
   /// applied, or nullopt. A nonce reads as present (possibly zero) while its account row
   /// exists; an all-zero code hash reads as absent.
   std::optional<std::string> Get(std::string_view logical_key) const;
+
+  /// Get of `count` logical keys; `sink` hears of each key that has a value. A nonce and a
+  /// code hash of the same account next to each other share one read of the account row.
+  void GetMany(const std::string_view* logical_keys, size_t count, ValueSink& sink) const;
 
   /// The 32-byte root hash the store will have once the staged changes are committed as
   /// version Version() + 1. Cached, so a following Commit of that version reuses the work.

@@ -1,0 +1,34 @@
+/**
+ * The addon's many-key read protocol, shared by the state store and the commit store: keys go
+ * packed in one buffer with their lengths, values come back packed in one buffer with an
+ * [offset, length] slot pair per key (length -1 when absent).
+ */
+import { InvalidArgumentError } from './errors.js';
+
+/** The native half of one many-key read. */
+export type PackedRead = (packedKeys: Uint8Array, keyLengths: Int32Array, slots: Int32Array) => Buffer;
+
+/** Reuses one slot array across reads of a store. */
+export class PackedReader {
+  #slots = new Int32Array(512);
+
+  /** The values of `keys` (undefined when absent), read with `read` in one native call. */
+  read(keys: readonly Uint8Array[], read: PackedRead): Array<Buffer | undefined> {
+    if (!Array.isArray(keys)) throw new InvalidArgumentError('keys must be an array of Uint8Array');
+    if (this.#slots.length < 2 * keys.length) this.#slots = new Int32Array(2 * keys.length);
+    const slots = this.#slots;
+    const keyLengths = new Int32Array(keys.length);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      if (!(key instanceof Uint8Array)) throw new InvalidArgumentError('key must be a Uint8Array or Buffer');
+      keyLengths[i] = key.length;
+    }
+    const packed = read(Buffer.concat(keys as Uint8Array[]), keyLengths, slots);
+    const values = new Array<Buffer | undefined>(keys.length);
+    for (let i = 0; i < keys.length; i++) {
+      const length = slots[2 * i + 1]!;
+      values[i] = length >= 0 ? packed.subarray(slots[2 * i]!, slots[2 * i]! + length) : undefined;
+    }
+    return values;
+  }
+}
