@@ -49,6 +49,12 @@ const CLEARED_TAG = 'c';
 const BALANCE_ID = STORE_TAG[BANK_STORE]!;
 const NONCE_ID = STORE_TAG[EVM_STORE]! + String.fromCharCode(NONCE_PREFIX);
 const CODE_HASH_ID = STORE_TAG[EVM_STORE]! + String.fromCharCode(CODE_HASH_PREFIX);
+/** An account's fields as (entry id prefix, store, key), nonce and code hash side by side. */
+const ACCOUNT_FIELDS: ReadonlyArray<readonly [string, string, (address: Uint8Array) => Uint8Array]> = [
+  [BALANCE_ID, BANK_STORE, balanceKey],
+  [NONCE_ID, EVM_STORE, nonceKey],
+  [CODE_HASH_ID, EVM_STORE, codeHashKey],
+];
 const ZERO_HASH = new Uint8Array(32);
 const EMPTY = new Uint8Array(0);
 
@@ -199,27 +205,24 @@ export class OverlayStateManager implements StateManagerInterface {
   prefetchAccounts(addresses: Iterable<Uint8Array>): void {
     const view = this.#view;
     if (view.getMany === undefined) return;
-    const bank: { ids: string[]; keys: Uint8Array[] } = { ids: [], keys: [] };
-    const evm: { ids: string[]; keys: Uint8Array[] } = { ids: [], keys: [] };
-    const cache = this.#baseCache;
-    const want = (wanted: typeof bank, id: string, key: () => Uint8Array): void => {
-      if (cache.has(id)) return;
-      wanted.ids.push(id);
-      wanted.keys.push(key());
-    };
+    const wanted = new Map<string, { ids: string[]; keys: Uint8Array[] }>();
     const seen = new Set<string>();
     for (const a of addresses) {
       const at = latin1(a);
       if (seen.has(at)) continue;
       seen.add(at);
-      want(bank, BALANCE_ID + at, () => balanceKey(a));
-      want(evm, NONCE_ID + at, () => nonceKey(a));
-      want(evm, CODE_HASH_ID + at, () => codeHashKey(a));
+      for (const [prefix, store, keyOf] of ACCOUNT_FIELDS) {
+        const id = prefix + at;
+        if (this.#baseCache.has(id)) continue;
+        let batch = wanted.get(store);
+        if (!batch) wanted.set(store, (batch = { ids: [], keys: [] }));
+        batch.ids.push(id);
+        batch.keys.push(keyOf(a));
+      }
     }
-    for (const [store, wanted] of [[BANK_STORE, bank], [EVM_STORE, evm]] as const) {
-      if (wanted.ids.length === 0) continue;
-      const values = view.getMany(store, wanted.keys);
-      for (let i = 0; i < wanted.ids.length; i++) cache.set(wanted.ids[i]!, values[i] ?? null);
+    for (const [store, { ids, keys }] of wanted) {
+      const values = view.getMany(store, keys);
+      for (let i = 0; i < ids.length; i++) this.#baseCache.set(ids[i]!, values[i] ?? null);
     }
   }
 
