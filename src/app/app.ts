@@ -15,6 +15,7 @@ import {
   exportStream,
   restoreMarkerPath,
   type ExportedStream,
+  type CommitInfo,
   type CommitStoreOptions,
   type NamedChangeset,
   type StateStoreConfig,
@@ -152,6 +153,8 @@ export class App implements AppReader {
   #genesisHash: Uint8Array | undefined;
   #closed = false;
   #observeStage: BlockStageObserver = () => undefined;
+  /** True from staging a block's changesets in the SC until its commit settles. */
+  #committing = false;
   /** Serialises executeBlock calls. */
   #executing: Promise<unknown> = Promise.resolve();
 
@@ -319,8 +322,14 @@ export class App implements AppReader {
   /** Commits one block's changesets to the SC (the app hash) and applies them to the SS at that version. */
   async #commit(changesets: NamedChangeset[]): Promise<{ version: number; appHash: Uint8Array }> {
     const started = performance.now();
-    this.#sc.applyChangesets(changesets);
-    const info = await this.#sc.commit();
+    this.#committing = true;
+    let info: CommitInfo;
+    try {
+      this.#sc.applyChangesets(changesets);
+      info = await this.#sc.commit();
+    } finally {
+      this.#committing = false;
+    }
     const committed = performance.now();
     this.#observeStage('sc_commit', (committed - started) / 1000);
     const ssChangesets = this.#pendingGenesis ? mergeChangesets(this.#pendingGenesis, changesets) : changesets;
@@ -397,10 +406,24 @@ export class App implements AppReader {
     if (this.storedHeight() < this.height()) await this.#ss.drain();
   }
 
-  /** The latest committed state, read from the SC (the staged genesis state before block 1). */
+  /**
+   * The latest committed state, read from the SC (the staged genesis state before block 1).
+   * While the next block's state is being committed the SC already answers with it and makes
+   * every read wait for the commit, so the state at height() then comes from the SS, which
+   * has applied it.
+   */
   latestView(): StateView {
     this.#live();
+    if (this.#committing) {
+      const height = this.#sc.version();
+      if (height > 0 && Number(this.#ss.latestVersion()) >= height) return this.storedView(height);
+    }
     return this.#latestState;
+  }
+
+  /** Whether a block's state is being committed now (latest reads then come from the SS). */
+  get committing(): boolean {
+    return this.#committing;
   }
 
   /**
@@ -505,7 +528,7 @@ export class App implements AppReader {
       const blockGasLimit = BigInt(this.genesis.params.block_gas_limit);
       if (decoded.gasLimit > blockGasLimit) throw new ExceedsBlockGasLimitError(decoded.gasLimit, blockGasLimit);
       this.#admitted.set(raw, decoded);
-      const view = this.#latestState;
+      const view = this.latestView();
       const sender = decoded.sender.bytes;
       const account = {
         nonce: decodeUint(view.get(EVM_STORE, nonceKey(sender))),

@@ -62,6 +62,39 @@ t.test('balances and nonces at old heights come from the SS; out-of-range height
   t.same([(error as HeightUnavailableError).requested, (error as HeightUnavailableError).reason, (error as HeightUnavailableError).bound], [2, 'pruned', 4]);
 });
 
+t.test('while a block commits, latest reads and admission see the last committed height, from the SS', async (t) => {
+  const app = await openApp(tempDir(t), testGenesis([alice, bob]));
+  t.teardown(() => app.close());
+  await app.initChain();
+  await runChain(app, 1, 2);
+  const before = stateOf(app).account(carol.address, 'latest').balance;
+  t.equal(before, 3n * ETHER);
+  const running = app.executeBlock(header(3), workload(3));
+  let settled = false;
+  void running.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  let seen = false;
+  while (!settled && !seen) {
+    if (app.committing) {
+      seen = true;
+      t.equal(app.height(), 2, 'the block being committed is not the latest yet');
+      t.equal(stateOf(app).account(carol.address, 'latest').balance, before, 'latest is the state at height 2, not the one being committed');
+      t.equal(stateOf(app).account(carol.address, 2).balance, before, 'so is height 2 asked by number');
+      t.equal(stateOf(app).account(alice.address, 'latest').nonce, 2n);
+      const admitted = app.validateTx(transfer(alice, carol.address, 1n, 2));
+      t.ok(admitted.ok, 'admission checks the nonce against height 2 (block 3 uses nonce 2)');
+    }
+    await new Promise(setImmediate);
+  }
+  await running;
+  t.ok(seen, 'the commit was in flight while the loop looked');
+  t.notOk(app.committing);
+  t.equal(stateOf(app).account(carol.address, 'latest').balance, 6n * ETHER, 'after the commit latest is height 3');
+  t.equal(stateOf(app).account(alice.address, 'latest').nonce, 3n);
+});
+
 t.test('the app hash is the same on two independent stores and with the EVM SS split on or off', async (t) => {
   const genesis = testGenesis([alice, bob]);
   const apps = [
