@@ -108,12 +108,13 @@ function callSync<T>(fn: () => T): T {
 /** The SC store of one node home. */
 export class CommitStore {
   private closed = false;
-  /** The last committed version, kept here: reads ask for it on every call. */
-  #version: number;
+  /** The last commit, kept here: reads ask for its version on every call, and the native
+   * store would make a caller wait while a commit runs. */
+  #last: CommitInfo;
   readonly #reads = new PackedReader();
 
   private constructor(private readonly store: NativeCommitStore) {
-    this.#version = store.last().version;
+    this.#last = toCommitInfo(store.last());
   }
 
   /** Opens (or creates) `data/committer.db` and `data/flatkv` under `dataDir`. */
@@ -141,7 +142,7 @@ export class CommitStore {
   /** Commits the staged changes durably as the next version. */
   async commit(): Promise<CommitInfo> {
     const info = toCommitInfo(await call(() => this.native.commit()));
-    this.#version = info.version;
+    this.#last = info;
     // The kill -9 tests' hook (STRATA_TEST_CRASH_AT, validated by node/producer.ts): the
     // window between this commit and the state store's apply of the same version.
     if (SC_CRASH_AT !== undefined && SC_CRASH_AT === `after-sc-commit@${info.version}`) process.kill(process.pid, 'SIGKILL');
@@ -150,13 +151,14 @@ export class CommitStore {
 
   /** The last commit (version 0 with no stores before the first). */
   lastCommitInfo(): CommitInfo {
-    return toCommitInfo(callSync(() => this.native.last()));
+    if (this.closed) throw new StoreClosedError('the commit store is closed; open it again before using it');
+    return this.#last;
   }
 
   /** The last committed version. */
   version(): number {
     if (this.closed) throw new StoreClosedError('the commit store is closed; open it again before using it');
-    return this.#version;
+    return this.#last.version;
   }
 
   /** The latest value of `key` in `store` (staged changes included), or undefined. */
@@ -191,7 +193,7 @@ export class CommitStore {
     const v = toVersion(target, 'rollback target');
     if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new InvalidArgumentError('rollback target is too large');
     const info = toCommitInfo(await call(() => this.native.rollback(Number(v))));
-    this.#version = info.version;
+    this.#last = info;
     return info;
   }
 
