@@ -173,7 +173,11 @@ export class OverlayStateManager implements StateManagerInterface {
 
   #base(id: string, store: string, key: Uint8Array): Uint8Array | null {
     const cached = this.#baseCache.get(id);
-    if (cached !== undefined) return cached;
+    return cached !== undefined ? cached : this.#load(id, store, key);
+  }
+
+  /** Reads `key` from the view and caches it under `id`. */
+  #load(id: string, store: string, key: Uint8Array): Uint8Array | null {
     const value = this.#view.get(store, key) ?? null;
     this.#baseCache.set(id, value);
     return value;
@@ -190,7 +194,7 @@ export class OverlayStateManager implements StateManagerInterface {
     const entry = this.#overlay.get(id);
     if (entry) return entry.value;
     const cached = this.#baseCache.get(id);
-    return cached !== undefined ? cached : this.#base(id, store, keyOf(address));
+    return cached !== undefined ? cached : this.#load(id, store, keyOf(address));
   }
 
   #write(store: string, key: Uint8Array, value: Uint8Array | null): void {

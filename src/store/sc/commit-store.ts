@@ -117,6 +117,10 @@ export class CommitStore {
     this.#last = toCommitInfo(store.last());
   }
 
+  #live(): void {
+    if (this.closed) throw new StoreClosedError('the commit store is closed; open it again before using it');
+  }
+
   /** Opens (or creates) `data/committer.db` and `data/flatkv` under `dataDir`. */
   static async open(dataDir: string, options: CommitStoreOptions = {}): Promise<CommitStore> {
     const store = await call(() => native.NativeCommitStore.open(memiavlDir(dataDir), flatkvDir(dataDir), options));
@@ -124,7 +128,7 @@ export class CommitStore {
   }
 
   private get native(): NativeCommitStore {
-    if (this.closed) throw new StoreClosedError('the commit store is closed; open it again before using it');
+    this.#live();
     return this.store;
   }
 
@@ -151,13 +155,13 @@ export class CommitStore {
 
   /** The last commit (version 0 with no stores before the first). */
   lastCommitInfo(): CommitInfo {
-    if (this.closed) throw new StoreClosedError('the commit store is closed; open it again before using it');
+    this.#live();
     return this.#last;
   }
 
   /** The last committed version. */
   version(): number {
-    if (this.closed) throw new StoreClosedError('the commit store is closed; open it again before using it');
+    this.#live();
     return this.#last.version;
   }
 
