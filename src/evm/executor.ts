@@ -154,7 +154,7 @@ function* touchedAccounts(txs: ReadonlyArray<DecodedTx | { error: unknown }>, co
   for (const tx of txs) {
     if ('error' in tx) continue;
     yield tx.sender.bytes;
-    const to = tx.tx.to as Address | undefined;
+    const to = tx.to;
     if (to !== undefined) yield to.bytes;
   }
 }
@@ -208,7 +208,7 @@ export async function executeBlockTxs(common: Common, view: StateView, ctx: Bloc
     if ('transferPrice' in outcome) {
       gasUsed += TRANSFER_GAS;
       receipt = transferReceipt(decoded, gasUsed, outcome.transferPrice);
-      receiptHashes.push(keccak256(encodeReceipt({ status: 1, cumulativeBlockGasUsed: gasUsed, bitvector: receipt.logsBloom, logs: [] }, decoded.tx.type)));
+      receiptHashes.push(keccak256(encodeReceipt({ status: 1, cumulativeBlockGasUsed: gasUsed, bitvector: receipt.logsBloom, logs: [] }, decoded.type)));
       vmError = undefined;
       returnData = new Uint8Array();
     } else {
@@ -216,7 +216,7 @@ export async function executeBlockTxs(common: Common, view: StateView, ctx: Bloc
       receipt = toReceipt(outcome, decoded, gasUsed, ctx.baseFee, logCount);
       bloom.or(outcome.bloom);
       outcome.receipt.cumulativeBlockGasUsed = gasUsed;
-      receiptHashes.push(keccak256(encodeReceipt(outcome.receipt, decoded.tx.type)));
+      receiptHashes.push(keccak256(encodeReceipt(outcome.receipt, decoded.type)));
       vmError = outcome.execResult.exceptionError?.error;
       returnData = outcome.execResult.returnValue;
     }
@@ -228,7 +228,7 @@ export async function executeBlockTxs(common: Common, view: StateView, ctx: Bloc
       raw,
       hash: decoded.hash,
       from: decoded.sender.bytes,
-      to: (decoded.tx.to as Address | undefined)?.bytes,
+      to: decoded.to?.bytes,
       nonce: decoded.nonce,
       receipt,
       vmError,

@@ -38,12 +38,11 @@ export interface TransferParties {
  * otherwise undefined. `sender` is the sender's account as the caller already read it.
  */
 export function plainTransferParties(decoded: DecodedTx, sender: Account | undefined, state: OverlayStateManager, precompiles: ReadonlySet<string>): TransferParties | undefined {
-  const tx = decoded.tx as typeof decoded.tx & { accessList?: unknown[] };
-  if (decoded.type > 2 || tx.data.length > 0 || tx.to === undefined) return undefined;
-  if ((tx.accessList?.length ?? 0) > 0) return undefined;
-  if (precompiles.has(Buffer.from(tx.to.bytes).toString('hex'))) return undefined;
+  const to = decoded.to;
+  if (!decoded.transferShape || to === undefined) return undefined;
+  if (precompiles.has(Buffer.from(to.bytes).toString('hex'))) return undefined;
   if (hasCode(sender)) return undefined;
-  const recipient = state.getAccountSync(tx.to);
+  const recipient = state.getAccountSync(to);
   return hasCode(recipient) ? undefined : { sender, recipient };
 }
 
@@ -54,7 +53,7 @@ export function plainTransferParties(decoded: DecodedTx, sender: Account | undef
  */
 export function applyPlainTransfer(state: OverlayStateManager, decoded: DecodedTx, parties: TransferParties, coinbase: Address, baseFee: bigint): bigint {
   const price = effectiveGasPrice(decoded, baseFee);
-  const to = decoded.tx.to as Address;
+  const to = decoded.to!;
   const sender = parties.sender ?? new Account();
   sender.nonce += 1n;
   sender.balance -= TRANSFER_GAS * price + decoded.value;

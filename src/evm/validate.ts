@@ -4,11 +4,12 @@
  */
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
-import { Capability, createTxFromRLP, getCalldataFloorGas, type TypedTransaction } from '@ethereumjs/tx';
-import { Address } from '@ethereumjs/util';
+import { Capability, TransactionType, createTxFromRLP, getCalldataFloorGas, type TypedTransaction } from '@ethereumjs/tx';
+import { Address, bigIntToUnpaddedBytes } from '@ethereumjs/util';
 
 import type { SenderRecovery, RecoveryItem } from '../store/index.js';
 import { recoveryItemOf } from './signing.js';
+import { decodeTransfer, type TransferFields } from './transfer-decoding.js';
 
 import {
   FeeBelowBaseFeeError,
@@ -22,17 +23,19 @@ import {
   UnsupportedTxTypeError,
   WrongChainIdError,
 } from './errors.js';
+import { ecdsaRecover } from './crypto.js';
 import { decodeUint } from './keys.js';
 import { recoveryClock } from './recovery-clock.js';
-import { keccak256Memo } from '../util/keccak.js';
+import { keccak256, keccak256Memo } from '../util/keccak.js';
 
 /** A decoded, signature-checked transaction. */
 export interface DecodedTx {
-  tx: TypedTransaction;
+  /** The @ethereumjs transaction; a transfer decoded without it builds it on first use. */
+  readonly tx: TypedTransaction;
   /** keccak256 of the raw bytes. */
   hash: Uint8Array;
   sender: Address;
-  type: number;
+  type: TransactionType;
   nonce: bigint;
   gasLimit: bigint;
   /** gasPrice of legacy / 2930 txs, maxFeePerGas of 1559 / 7702 txs. */
@@ -40,6 +43,13 @@ export interface DecodedTx {
   /** Equal to maxFeePerGas for legacy / 2930 txs. */
   maxPriorityFeePerGas: bigint;
   value: bigint;
+  /** The recipient; undefined for a contract creation. */
+  to: Address | undefined;
+  /**
+   * Types 0–2 with a recipient and neither calldata nor access list: a plain transfer unless
+   * either side holds code or the recipient is a precompile. Its minimum gas is the base 21,000.
+   */
+  transferShape: boolean;
 }
 
 /** What the stateful checks need of an account. */
@@ -116,11 +126,8 @@ function senderHere(tx: TypedTransaction): Address {
   }
 }
 
-/**
- * The fee checks that need the sender, and the DecodedTx; the tx is told its sender and its
- * hash, then frozen.
- */
-function completeTx(tx: TypedTransaction, raw: Uint8Array, sender: Address): DecodedTx {
+/** Tells `tx` (decoded from `raw`) its sender and hash, then freezes it. */
+function settleTx(tx: TypedTransaction, raw: Uint8Array, sender: Address): void {
   // The VM asks the tx for its sender again when it runs it; the answer is already known.
   Object.defineProperty(tx, 'getSenderAddress', { value: () => sender });
   // A decoded tx re-encodes to exactly `raw` (@ethereumjs accepts canonical RLP only), so its
@@ -129,6 +136,14 @@ function completeTx(tx: TypedTransaction, raw: Uint8Array, sender: Address): Dec
   (tx as unknown as { cache: { hash?: Uint8Array } }).cache.hash = keccak256Memo(raw);
   // Frozen, as @ethereumjs leaves a decoded tx: its hash is then cached on first use.
   Object.freeze(tx);
+}
+
+/**
+ * The fee checks that need the sender, and the DecodedTx; the tx is told its sender and its
+ * hash, then frozen.
+ */
+function completeTx(tx: TypedTransaction, raw: Uint8Array, sender: Address): DecodedTx {
+  settleTx(tx, raw, sender);
   const is1559 = tx.supports(Capability.EIP1559FeeMarket);
   const fees = tx as unknown as { gasPrice?: bigint; maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint };
   const maxFeePerGas = is1559 ? fees.maxFeePerGas! : fees.gasPrice!;
@@ -136,6 +151,7 @@ function completeTx(tx: TypedTransaction, raw: Uint8Array, sender: Address): Dec
   if (maxPriorityFeePerGas > maxFeePerGas) {
     throw new TipAboveFeeCapError(sender.toString(), maxPriorityFeePerGas, maxFeePerGas);
   }
+  const accessList = (tx as { accessList?: unknown[] }).accessList;
   return {
     tx,
     hash: tx.hash(),
@@ -146,11 +162,93 @@ function completeTx(tx: TypedTransaction, raw: Uint8Array, sender: Address): Dec
     maxFeePerGas,
     maxPriorityFeePerGas,
     value: tx.value,
+    to: tx.to,
+    transferShape: tx.type <= 2 && tx.to !== undefined && tx.data.length === 0 && (accessList?.length ?? 0) === 0,
   };
+}
+
+/**
+ * A type-2 transfer decoded from its bytes (transfer-decoding.ts). Its @ethereumjs
+ * transaction is built only when something asks for it (an interpreted run, an RPC answer);
+ * plain-transfer execution and admission never do.
+ */
+class TransferTx implements DecodedTx {
+  readonly hash: Uint8Array;
+  readonly type = TransactionType.FeeMarketEIP1559;
+  readonly nonce: bigint;
+  readonly gasLimit: bigint;
+  readonly maxFeePerGas: bigint;
+  readonly maxPriorityFeePerGas: bigint;
+  readonly value: bigint;
+  readonly to: Address;
+  readonly transferShape = true;
+  readonly #raw: Uint8Array;
+  readonly #common: Common;
+  #tx: TypedTransaction | undefined;
+
+  constructor(raw: Uint8Array, common: Common, fields: TransferFields, readonly sender: Address) {
+    this.#raw = raw;
+    this.#common = common;
+    this.hash = keccak256Memo(raw);
+    this.nonce = fields.nonce;
+    this.gasLimit = fields.gasLimit;
+    this.maxFeePerGas = fields.maxFeePerGas;
+    this.maxPriorityFeePerGas = fields.maxPriorityFeePerGas;
+    this.value = fields.value;
+    this.to = new Address(fields.to.slice());
+  }
+
+  get tx(): TypedTransaction {
+    if (this.#tx === undefined) {
+      const tx = parseTx(this.#raw, this.#common);
+      settleTx(tx, this.#raw, this.sender);
+      this.#tx = tx;
+    }
+    return this.#tx;
+  }
+}
+
+/**
+ * The chain id as a transfer encodes it, when transfers on `common` may be decoded from their
+ * bytes: EIP-1559 on, and none of the EIPs that make a transfer's validity or gas depend on
+ * more than its bytes (EIP-7825's gas cap, EIP-2780's recipient costs).
+ */
+const transferChainIds = new WeakMap<Common, Uint8Array | null>();
+
+function transferChainId(common: Common): Uint8Array | null {
+  let id = transferChainIds.get(common);
+  if (id === undefined) {
+    const fast = common.isActivatedEIP(1559) && !common.isActivatedEIP(7825) && !common.isActivatedEIP(2780);
+    id = fast ? bigIntToUnpaddedBytes(common.chainId()) : null;
+    transferChainIds.set(common, id);
+  }
+  return id;
+}
+
+/** The fields of `raw` when it is a transfer the fast decoder takes on `common`. */
+function transferFields(raw: Uint8Array, common: Common): TransferFields | undefined {
+  const chainId = transferChainId(common);
+  return chainId === null ? undefined : decodeTransfer(raw, chainId);
+}
+
+/** The sender of a transfer's signature recovered on this thread; undefined when none recovers. */
+function transferSender(fields: TransferFields): Address | undefined {
+  const recovering = performance.now();
+  try {
+    const publicKey = ecdsaRecover(fields.signature, fields.recoveryId, fields.signingHash);
+    return new Address(keccak256(publicKey.subarray(1)).subarray(12));
+  } catch {
+    return undefined;
+  } finally {
+    recoveryClock.seconds += (performance.now() - recovering) / 1000;
+  }
 }
 
 /** Decodes `raw`, checks its chain id, type and fee fields and recovers the sender. */
 export function decodeTx(raw: Uint8Array, common: Common): DecodedTx {
+  const fields = transferFields(raw, common);
+  const sender = fields && transferSender(fields);
+  if (fields && sender) return new TransferTx(raw, common, fields, sender);
   const tx = parseTx(raw, common);
   return completeTx(tx, raw, senderHere(tx));
 }
@@ -169,15 +267,22 @@ const NATIVE_BATCH_MIN = 4;
  */
 export async function decodeTxs(raws: readonly Uint8Array[], common: Common, recovery: SenderRecovery): Promise<BatchDecoded[]> {
   const out = new Array<BatchDecoded>(raws.length);
-  const parsed: Array<{ index: number; tx: TypedTransaction }> = [];
+  // One entry per recovery item: a transfer read from its bytes, or an @ethereumjs tx.
+  const recovering: Array<{ index: number; fields: TransferFields } | { index: number; tx: TypedTransaction }> = [];
   const items: RecoveryItem[] = [];
   const slow: Array<{ index: number; tx: TypedTransaction }> = [];
   raws.forEach((raw, index) => {
+    const fields = transferFields(raw, common);
+    if (fields) {
+      recovering.push({ index, fields });
+      items.push({ hash: fields.signingHash, signature: fields.signature, recoveryId: fields.recoveryId });
+      return;
+    }
     try {
       const tx = parseTx(raw, common);
       const item = recoveryItemOf(tx, raw);
       if (item) {
-        parsed.push({ index, tx });
+        recovering.push({ index, tx });
         items.push(item);
       } else {
         slow.push({ index, tx });
@@ -194,13 +299,32 @@ export async function decodeTxs(raws: readonly Uint8Array[], common: Common, rec
       out[index] = { ok: false, error };
     }
   };
-  parsed.forEach(({ index, tx }, i) => finish(index, tx, senders[i]));
+  recovering.forEach((entry, i) => {
+    const sender = senders[i];
+    if (!('fields' in entry)) return finish(entry.index, entry.tx, sender);
+    if (sender) {
+      out[entry.index] = { ok: true, decoded: new TransferTx(raws[entry.index]!, common, entry.fields, new Address(sender)) };
+      return;
+    }
+    // No key recovers: @ethereumjs decodes it again and says why.
+    try {
+      finish(entry.index, parseTx(raws[entry.index]!, common), undefined);
+    } catch (error) {
+      out[entry.index] = { ok: false, error };
+    }
+  });
   for (const { index, tx } of slow) finish(index, tx, undefined);
   return out;
 }
 
+/** The gas every transaction pays before its calldata, access list or creation (txGas). */
+const BASE_TX_GAS = 21_000n;
+
 /** The least gas limit the tx may carry: intrinsic gas, or the EIP-7623 calldata floor if higher. */
 export function minimumGas(decoded: DecodedTx): bigint {
+  // A transfer read from its bytes carries nothing but the base cost (its fast path is off
+  // where EIP-2780 would add recipient costs).
+  if (decoded instanceof TransferTx) return BASE_TX_GAS;
   const intrinsic = decoded.tx.getIntrinsicGas();
   const floor = getCalldataFloorGas(decoded.tx, decoded.sender);
   return intrinsic > floor ? intrinsic : floor;
