@@ -17,7 +17,7 @@
  * and the hashes of the transactions that logged, so a query never decodes a block or hashes
  * a transaction (records written before it did are read through their block, as then).
  */
-import { decode as rlpDecode, encode as rlpEncode } from '@ethereumjs/rlp';
+import { decode as rlpDecode } from '@ethereumjs/rlp';
 import { join } from 'node:path';
 import {
   BlockFormatError,
@@ -35,6 +35,7 @@ import {
 import { readUint64Be, uint64Be } from './hash.js';
 import { decodeImportedBlock, encodeImportedBlock, isImportedRecord, type ChainBlock, type ImportedOrigin } from './imported-block.js';
 import { PlainKv, type PlainKvOp, type PlainKvOptions } from '../store/index.js';
+import { encodeRlp, uintBytes } from '../util/rlp.js';
 import { LRUCache } from 'lru-cache';
 
 /** Outcome of one transaction, as the executor reports it. */
@@ -166,12 +167,6 @@ function heightKey(prefix: number, height: number): Buffer {
   return key(prefix, uint64Be(height));
 }
 
-function intBytes(value: bigint | number): Uint8Array {
-  const v = BigInt(value);
-  if (v === 0n) return new Uint8Array(0);
-  const hex = v.toString(16);
-  return Buffer.from(hex.length % 2 ? `0${hex}` : hex, 'hex');
-}
 
 function bytesInt(bytes: unknown): bigint {
   if (!(bytes instanceof Uint8Array)) throw new BlockStoreError('stored record holds a list where an integer belongs');
@@ -189,15 +184,15 @@ function listOf(value: unknown): unknown[] {
 }
 
 function encodeReceipt(receipt: Receipt): Uint8Array {
-  return rlpEncode([
-    intBytes(receipt.status),
-    intBytes(receipt.txType),
+  return encodeRlp([
+    uintBytes(receipt.status),
+    uintBytes(receipt.txType),
     receipt.from,
     receipt.to ?? new Uint8Array(0),
     receipt.contractAddress ?? new Uint8Array(0),
-    intBytes(receipt.gasUsed),
-    intBytes(receipt.cumulativeGasUsed),
-    intBytes(receipt.effectiveGasPrice),
+    uintBytes(receipt.gasUsed),
+    uintBytes(receipt.cumulativeGasUsed),
+    uintBytes(receipt.effectiveGasPrice),
   ]);
 }
 
@@ -233,9 +228,9 @@ const LOG_RECORD_V2 = Uint8Array.of(2);
 function encodeBlockLogs(receipts: readonly Receipt[], hash: Uint8Array, timeMs: number, txHashes: readonly Uint8Array[]): Uint8Array {
   const items: Array<[Uint8Array, Uint8Array, Uint8Array, Uint8Array[], Uint8Array]> = [];
   receipts.forEach((receipt, txIndex) => {
-    for (const log of receipt.logs) items.push([intBytes(txIndex), txHashes[txIndex]!, log.address, log.topics, log.data]);
+    for (const log of receipt.logs) items.push([uintBytes(txIndex), txHashes[txIndex]!, log.address, log.topics, log.data]);
   });
-  return rlpEncode([LOG_RECORD_V2, hash, intBytes(timeMs), items]);
+  return encodeRlp([LOG_RECORD_V2, hash, uintBytes(timeMs), items]);
 }
 
 /** A decoded log record; `block` is absent for a record of the older form, which names neither hash nor time. */
@@ -264,7 +259,7 @@ function decodeBlockLogs(encoded: Uint8Array): BlockLogRecord {
 }
 
 function encodeCommit(signatures: readonly CommitSignature[]): Uint8Array {
-  return rlpEncode(signatures.map((s) => [s.validatorAddress, intBytes(s.timestampMs), s.signature]));
+  return encodeRlp(signatures.map((s) => [s.validatorAddress, uintBytes(s.timestampMs), s.signature]));
 }
 
 function decodeCommit(encoded: Uint8Array): CommitSignature[] {

@@ -2,9 +2,10 @@
  * Blocks: header and block types, their RLP encoding, the block hash, the tx root, the
  * proposer's ed25519 signature and the Ethereum logs bloom.
  */
-import { decode as rlpDecode, encode as rlpEncode } from '@ethereumjs/rlp';
+import { decode as rlpDecode } from '@ethereumjs/rlp';
 import { createPrivateKey, createPublicKey, sign as edSign, verify as edVerify, type KeyObject } from 'node:crypto';
 import { keccak256, keccak256Memo } from './hash.js';
+import { encodeRlp, uintBytes } from '../util/rlp.js';
 
 /** Header of a block; the field order is the hashing order. */
 export interface BlockHeader {
@@ -67,11 +68,8 @@ function expectLength(bytes: Uint8Array, length: number, field: string): void {
 
 /** RLP integer: minimal big-endian bytes, empty for zero. */
 function intBytes(value: bigint | number): Uint8Array {
-  const v = BigInt(value);
-  if (v < 0n) throw new BlockFormatError(`negative integer ${v} cannot be encoded`);
-  if (v === 0n) return new Uint8Array(0);
-  const hex = v.toString(16);
-  return Buffer.from(hex.length % 2 ? `0${hex}` : hex, 'hex');
+  if (value < 0) throw new BlockFormatError(`negative integer ${value} cannot be encoded`);
+  return uintBytes(value);
 }
 
 function bytesInt(bytes: Uint8Array, field: string): bigint {
@@ -133,7 +131,7 @@ function headerFromFields(fields: unknown): BlockHeader {
 
 /** RLP of the header fields, the preimage of the block hash. */
 export function encodeHeader(header: BlockHeader): Uint8Array {
-  return rlpEncode(headerFields(header));
+  return encodeRlp(headerFields(header));
 }
 
 /** Decodes `encodeHeader` output. */
@@ -159,7 +157,7 @@ export function txRoot(txs: readonly Uint8Array[]): Buffer {
 /** RLP of [header fields, txs, signature]. */
 export function encodeBlock(block: Block): Uint8Array {
   expectLength(block.signature, 64, 'signature');
-  return rlpEncode([headerFields(block.header), block.txs, block.signature]);
+  return encodeRlp([headerFields(block.header), block.txs, block.signature]);
 }
 
 /** Decodes `encodeBlock` output and computes the hash. */

@@ -13,7 +13,7 @@ import { evmBlock, type BlockContext } from './block-context.js';
 import { NO_BLOCK_HASHES, blockHashChain, type BlockHashLookup } from './block-hashes.js';
 import { keccak256 } from '../util/keccak.js';
 import { BlockGasLimitReachedError, TxExecutionFailedError, TxRejectedError } from './errors.js';
-import { TRANSFER_GAS, applyPlainTransfer, plainTransferParties, precompileSet } from './plain-transfer.js';
+import { TRANSFER_GAS, applyPlainTransfer, plainTransferParties, plainTransferReceiptHash, precompileSet } from './plain-transfer.js';
 import { vmCommon } from './common.js';
 import { gethEvmOptions } from './returndata-bounds.js';
 import { OverlayStateManager, type StateView } from './state-manager.js';
@@ -208,7 +208,7 @@ export async function executeBlockTxs(common: Common, view: StateView, ctx: Bloc
     if ('transferPrice' in outcome) {
       gasUsed += TRANSFER_GAS;
       receipt = transferReceipt(decoded, gasUsed, outcome.transferPrice);
-      receiptHashes.push(keccak256(encodeReceipt({ status: 1, cumulativeBlockGasUsed: gasUsed, bitvector: receipt.logsBloom, logs: [] }, decoded.type)));
+      receiptHashes.push(plainTransferReceiptHash(decoded.type, gasUsed));
       vmError = undefined;
       returnData = new Uint8Array();
     } else {

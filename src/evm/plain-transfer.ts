@@ -11,6 +11,7 @@ import { getActivePrecompiles } from '@ethereumjs/evm';
 import type { Common } from '@ethereumjs/common';
 import { Account, KECCAK256_NULL, type Address } from '@ethereumjs/util';
 
+import { keccak256 } from '../util/keccak.js';
 import type { OverlayStateManager } from './state-manager.js';
 import { effectiveGasPrice, type DecodedTx } from './validate.js';
 
@@ -73,4 +74,40 @@ export function applyPlainTransfer(state: OverlayStateManager, decoded: DecodedT
     state.putAccountSync(coinbase, miner);
   }
   return price;
+}
+
+const BLOOM_BYTES = 256;
+/** Room for a transfer receipt's encoding: type, list header, status, gas, bloom, no logs. */
+const receiptScratch = new Uint8Array(1 + 3 + 1 + 9 + 3 + BLOOM_BYTES + 1);
+
+/**
+ * keccak256 of a successful plain transfer's consensus receipt — `type ‖ rlp([1,
+ * cumulativeGasUsed, empty bloom, []])`, no type byte for a legacy tx — written straight into
+ * one reused buffer: the generic encoder builds the same bytes from a dozen arrays.
+ */
+export function plainTransferReceiptHash(type: number, cumulativeGasUsed: bigint): Buffer {
+  const out = receiptScratch;
+  let gas = cumulativeGasUsed;
+  const gasBytes: number[] = [];
+  while (gas > 0n) {
+    gasBytes.unshift(Number(gas & 0xffn));
+    gas >>= 8n;
+  }
+  // The gas as an RLP string (cumulative gas is at least 21,000, so never a single byte).
+  const payload = 1 + 1 + gasBytes.length + 3 + BLOOM_BYTES + 1;
+  let at = 0;
+  if (type !== 0) out[at++] = type;
+  out[at++] = 0xf9;
+  out[at++] = payload >> 8;
+  out[at++] = payload & 0xff;
+  out[at++] = 0x01;
+  out[at++] = 0x80 + gasBytes.length;
+  for (const b of gasBytes) out[at++] = b;
+  out[at++] = 0xb9;
+  out[at++] = BLOOM_BYTES >> 8;
+  out[at++] = BLOOM_BYTES & 0xff;
+  out.fill(0, at, at + BLOOM_BYTES);
+  at += BLOOM_BYTES;
+  out[at++] = 0xc0;
+  return keccak256(out.subarray(0, at));
 }

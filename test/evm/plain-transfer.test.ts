@@ -8,9 +8,11 @@
  */
 import t from 'tap';
 import { Address } from '@ethereumjs/util';
+import { encodeReceipt } from '@ethereumjs/vm';
 
 import { createChainCommon } from '../../src/evm/common.js';
 import { executeBlockTxs, type BlockExecution } from '../../src/evm/executor.js';
+import { plainTransferReceiptHash } from '../../src/evm/plain-transfer.js';
 import { BANK_STORE, EVM_STORE, balanceKey, codeHashKey, codeKey, encodeUint, nonceKey } from '../../src/evm/keys.js';
 import { keccak256 } from '../../src/util/keccak.js';
 import type { StateView } from '../../src/evm/state-manager.js';
@@ -127,5 +129,14 @@ t.test('accounts read ahead in one getMany per store give the same block as read
     t.same(manyCalls.sort(), [BANK_STORE, EVM_STORE], `seed ${seed}: one getMany per store`);
     t.ok(readAhead.has(BANK_STORE + Buffer.from(coinbase.address).toString('hex')), `seed ${seed}: the coinbase is read ahead`);
     t.same(singles.filter((k) => readAhead.has(k)), [], `seed ${seed}: no key read ahead is read again`);
+  }
+});
+
+t.test('a plain transfer receipt hash is the hash of @ethereumjs encoding, for every type and gas width', async (t) => {
+  for (const type of [0, 1, 2, 4] as const) {
+    for (const gas of [21_000n, 65_535n, 2n ** 24n, 30_000_000n, 2n ** 40n + 5n, 2n ** 63n]) {
+      const expected = keccak256(encodeReceipt({ status: 1, cumulativeBlockGasUsed: gas, bitvector: new Uint8Array(256), logs: [] }, type));
+      t.equal(plainTransferReceiptHash(type, gas).toString('hex'), Buffer.from(expected).toString('hex'), `type ${type}, gas ${gas}`);
+    }
   }
 });
