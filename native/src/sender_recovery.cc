@@ -16,16 +16,14 @@ namespace {
 // enough that a thread slowed by other load does not hold the whole batch back.
 constexpr size_t kMinChunk = 16;
 
-// Recovers one item; false when the signature is malformed or recovers no key.
-bool RecoverOne(const secp256k1_context* ctx, const uint8_t* item, uint8_t* address) {
-  const uint8_t* hash = item;
-  const uint8_t* compact = item + kSigningHashBytes;
-  int recovery_id = item[kSigningHashBytes + kCompactSignatureBytes];
+// Recovers the signer of `hash`; false when the signature is malformed or recovers no key.
+bool RecoverSigner(const secp256k1_context* ctx, const uint8_t* hash, const uint8_t* compact, int recovery_id,
+                   uint8_t* address) {
   secp256k1_ecdsa_recoverable_signature signature;
   secp256k1_pubkey key;
   uint8_t serialized[65];
   size_t length = sizeof(serialized);
-  if (recovery_id > 1 ||
+  if (recovery_id < 0 || recovery_id > 1 ||
       !secp256k1_ecdsa_recoverable_signature_parse_compact(ctx, &signature, compact, recovery_id) ||
       !secp256k1_ecdsa_recover(ctx, &key, &signature, hash) ||
       !secp256k1_ec_pubkey_serialize(ctx, serialized, &length, &key, SECP256K1_EC_UNCOMPRESSED)) {
@@ -36,6 +34,11 @@ bool RecoverOne(const secp256k1_context* ctx, const uint8_t* item, uint8_t* addr
   Keccak256(serialized + 1, 64, digest);  // the key without its 0x04 prefix
   std::memcpy(address, digest + 32 - kAddressBytes, kAddressBytes);
   return true;
+}
+
+// Recovers one packed item (hash ‖ r ‖ s ‖ recovery id).
+bool RecoverOne(const secp256k1_context* ctx, const uint8_t* item, uint8_t* address) {
+  return RecoverSigner(ctx, item, item + kSigningHashBytes, item[kSigningHashBytes + kCompactSignatureBytes], address);
 }
 
 // Counts a batch's outstanding chunks down to zero.
@@ -97,12 +100,12 @@ void SenderRecovery::RecoverHere(const uint8_t* items, size_t count, uint8_t* ad
   }
 }
 
-void SenderRecovery::Recover(const uint8_t* items, size_t count, uint8_t* addresses, uint8_t* ok) {
+void SenderRecovery::RunChunks(size_t count, const std::function<void(size_t, size_t)>& work) {
   if (count == 0) return;
   size_t chunk = std::max(kMinChunk, (count + workers_.size() * 4 - 1) / (workers_.size() * 4));
   size_t chunks = (count + chunk - 1) / chunk;
   if (chunks == 1) {
-    RecoverHere(items, count, addresses, ok);
+    work(0, count);
     return;
   }
   Countdown countdown(chunks);
@@ -110,14 +113,33 @@ void SenderRecovery::Recover(const uint8_t* items, size_t count, uint8_t* addres
     std::lock_guard<std::mutex> lock(mu_);
     for (size_t begin = 0; begin < count; begin += chunk) {
       size_t n = std::min(chunk, count - begin);
-      queue_.emplace_back([this, &countdown, items, addresses, ok, begin, n] {
-        RecoverHere(items + begin * kRecoveryItemBytes, n, addresses + begin * kAddressBytes, ok + begin);
+      queue_.emplace_back([&work, &countdown, begin, n] {
+        work(begin, n);
         countdown.Done();
       });
     }
   }
   wake_.notify_all();
   countdown.Wait();
+}
+
+void SenderRecovery::Recover(const uint8_t* items, size_t count, uint8_t* addresses, uint8_t* ok) {
+  RunChunks(count, [&](size_t begin, size_t n) {
+    RecoverHere(items + begin * kRecoveryItemBytes, n, addresses + begin * kAddressBytes, ok + begin);
+  });
+}
+
+void SenderRecovery::RecoverMessages(const SignedMessage* items, size_t count, uint8_t* addresses, uint8_t* ok,
+                                     uint8_t* tx_hashes) {
+  RunChunks(count, [&](size_t begin, size_t n) {
+    for (size_t i = begin; i < begin + n; ++i) {
+      const SignedMessage& item = items[i];
+      uint8_t hash[kSigningHashBytes];
+      Keccak256(item.message, item.message_size, hash);
+      ok[i] = RecoverSigner(ctx_, hash, item.signature, item.recovery_id, addresses + i * kAddressBytes) ? 1 : 0;
+      Keccak256(item.raw, item.raw_size, tx_hashes + i * kTxHashBytes);
+    }
+  });
 }
 
 }  // namespace strata

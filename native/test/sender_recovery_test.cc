@@ -191,5 +191,50 @@ TEST(SenderRecoveryTest, ConcurrentBatchesShareThePool) {
   }
 }
 
+TEST(SenderRecoveryTest, SignedMessagesAreHashedAndRecoveredOnThePool) {
+  constexpr size_t kCount = 300;
+  secp256k1_context* ctx = secp256k1_context_create(SECP256K1_CONTEXT_NONE);
+  std::vector<std::string> messages;
+  std::vector<std::string> raws;
+  std::vector<std::vector<uint8_t>> signed_items;  // hash ‖ r ‖ s ‖ recovery id, signed here
+  std::vector<std::string> signers;
+  for (size_t i = 0; i < kCount; ++i) {
+    messages.push_back("signing message " + std::to_string(i) + std::string(i % 150, 'm'));
+    raws.push_back("raw transaction " + std::to_string(i) + std::string(i % 90, 'r'));
+    std::vector<uint8_t> item;
+    signers.push_back(SignInto(ctx, KeyOf(300 + i), FromHex(KeccakHex(messages.back())), item));
+    signed_items.push_back(item);
+  }
+  secp256k1_context_destroy(ctx);
+  // Item 7 gets an r of zero; item 8 a recovery id of 2: no key, but the tx hash is still written.
+  std::memset(signed_items[7].data() + kSigningHashBytes, 0, 32);
+  signed_items[8].back() = 2;
+
+  std::vector<SignedMessage> items(kCount);
+  for (size_t i = 0; i < kCount; ++i) {
+    items[i].message = reinterpret_cast<const uint8_t*>(messages[i].data());
+    items[i].message_size = messages[i].size();
+    items[i].raw = reinterpret_cast<const uint8_t*>(raws[i].data());
+    items[i].raw_size = raws[i].size();
+    items[i].signature = signed_items[i].data() + kSigningHashBytes;
+    items[i].recovery_id = signed_items[i].back();
+  }
+  SenderRecovery recovery(2);
+  std::vector<uint8_t> addresses(kCount * kAddressBytes);
+  std::vector<uint8_t> ok(kCount, 9);
+  std::vector<uint8_t> hashes(kCount * kTxHashBytes);
+  recovery.RecoverMessages(items.data(), kCount, addresses.data(), ok.data(), hashes.data());
+  for (size_t i = 0; i < kCount; ++i) {
+    ASSERT_EQ(ToHex(hashes.data() + i * kTxHashBytes, kTxHashBytes), KeccakHex(raws[i])) << "item " << i;
+    if (i == 7 || i == 8) {
+      EXPECT_EQ(ok[i], 0) << "item " << i;
+      continue;
+    }
+    ASSERT_EQ(ok[i], 1) << "item " << i;
+    ASSERT_EQ(ToHex(addresses.data() + i * kAddressBytes, kAddressBytes), signers[i]) << "item " << i;
+  }
+  recovery.RecoverMessages(nullptr, 0, nullptr, nullptr, nullptr);
+}
+
 }  // namespace
 }  // namespace strata

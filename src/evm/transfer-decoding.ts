@@ -8,8 +8,6 @@
  */
 import { SECP256K1_ORDER_DIV_2 } from '@ethereumjs/util';
 
-import { keccak256 } from '../util/keccak.js';
-
 const FEE_MARKET_TX_TYPE = 2;
 const MAX_UINT64 = (1n << 64n) - 1n;
 const MAX_UINT256 = (1n << 256n) - 1n;
@@ -26,8 +24,8 @@ export interface TransferFields {
   /** The 20-byte recipient (a view into the raw bytes). */
   to: Uint8Array;
   value: bigint;
-  /** keccak256 of what the signature signs: 0x02 ‖ rlp(the fields before y-parity). */
-  signingHash: Uint8Array;
+  /** What the signature signs, 0x02 ‖ rlp(the fields before y-parity); its keccak256 is the signing hash. */
+  signingMessage: Uint8Array;
   /** r ‖ s, each left-padded to 32 bytes. */
   signature: Uint8Array;
   recoveryId: 0 | 1;
@@ -143,7 +141,7 @@ export function decodeTransfer(raw: Uint8Array, chainId: Uint8Array): TransferFi
     gasLimit: uint(raw, gas),
     to,
     value: uint(raw, value),
-    signingHash: new Uint8Array(0),
+    signingMessage: new Uint8Array(0),
     signature: new Uint8Array(64),
     recoveryId: parity === 1 ? 1 : 0,
   };
@@ -161,6 +159,6 @@ export function decodeTransfer(raw: Uint8Array, chainId: Uint8Array): TransferFi
   message[0] = FEE_MARKET_TX_TYPE;
   message.set(header, 1);
   message.set(raw.subarray(fieldsStart, fieldsEnd), 1 + header.length);
-  fields.signingHash = keccak256(message);
+  fields.signingMessage = message;
   return fields;
 }

@@ -7,7 +7,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { Capability, TransactionType, createTxFromRLP, getCalldataFloorGas, type TypedTransaction } from '@ethereumjs/tx';
 import { Address, bigIntToUnpaddedBytes } from '@ethereumjs/util';
 
-import type { SenderRecovery, RecoveryItem } from '../store/index.js';
+import type { RecoveredSenders, RecoveryItem, SenderRecovery, SignedMessage } from '../store/index.js';
 import { recoveryItemOf } from './signing.js';
 import { decodeTransfer, type TransferFields } from './transfer-decoding.js';
 
@@ -26,7 +26,7 @@ import {
 import { ecdsaRecover } from './crypto.js';
 import { decodeUint } from './keys.js';
 import { recoveryClock } from './recovery-clock.js';
-import { keccak256, keccak256Memo } from '../util/keccak.js';
+import { keccak256, keccak256Memo, rememberKeccak256 } from '../util/keccak.js';
 
 /** A decoded, signature-checked transaction. */
 export interface DecodedTx {
@@ -186,10 +186,12 @@ class TransferTx implements DecodedTx {
   readonly #common: Common;
   #tx: TypedTransaction | undefined;
 
-  constructor(raw: Uint8Array, common: Common, fields: TransferFields, readonly sender: Address) {
+  /** `hash` is keccak256(raw) when the caller has it already. */
+  constructor(raw: Uint8Array, common: Common, fields: TransferFields, readonly sender: Address, hash?: Buffer) {
     this.#raw = raw;
     this.#common = common;
-    this.hash = keccak256Memo(raw);
+    if (hash) rememberKeccak256(raw, hash);
+    this.hash = hash ?? keccak256Memo(raw);
     this.nonce = fields.nonce;
     this.gasLimit = fields.gasLimit;
     this.maxFeePerGas = fields.maxFeePerGas;
@@ -235,7 +237,7 @@ function transferFields(raw: Uint8Array, common: Common): TransferFields | undef
 function transferSender(fields: TransferFields): Address | undefined {
   const recovering = performance.now();
   try {
-    const publicKey = ecdsaRecover(fields.signature, fields.recoveryId, fields.signingHash);
+    const publicKey = ecdsaRecover(fields.signature, fields.recoveryId, keccak256(fields.signingMessage));
     return new Address(keccak256(publicKey.subarray(1)).subarray(12));
   } catch {
     return undefined;
@@ -267,22 +269,21 @@ const NATIVE_BATCH_MIN = 4;
  */
 export async function decodeTxs(raws: readonly Uint8Array[], common: Common, recovery: SenderRecovery): Promise<BatchDecoded[]> {
   const out = new Array<BatchDecoded>(raws.length);
-  // One entry per recovery item: a transfer read from its bytes, or an @ethereumjs tx.
-  const recovering: Array<{ index: number; fields: TransferFields } | { index: number; tx: TypedTransaction }> = [];
+  const transfers: Array<{ index: number; fields: TransferFields }> = [];
+  const parsed: Array<{ index: number; tx: TypedTransaction }> = [];
   const items: RecoveryItem[] = [];
   const slow: Array<{ index: number; tx: TypedTransaction }> = [];
   raws.forEach((raw, index) => {
     const fields = transferFields(raw, common);
     if (fields) {
-      recovering.push({ index, fields });
-      items.push({ hash: fields.signingHash, signature: fields.signature, recoveryId: fields.recoveryId });
+      transfers.push({ index, fields });
       return;
     }
     try {
       const tx = parseTx(raw, common);
       const item = recoveryItemOf(tx, raw);
       if (item) {
-        recovering.push({ index, tx });
+        parsed.push({ index, tx });
         items.push(item);
       } else {
         slow.push({ index, tx });
@@ -291,7 +292,7 @@ export async function decodeTxs(raws: readonly Uint8Array[], common: Common, rec
       out[index] = { ok: false, error };
     }
   });
-  const senders = items.length >= NATIVE_BATCH_MIN ? await recovery.recover(items) : recovery.recoverSync(items);
+  const [transferSenders, senders] = await Promise.all([recoverTransfers(transfers, raws, recovery), recoverItems(items, recovery)]);
   const finish = (index: number, tx: TypedTransaction, sender: Uint8Array | undefined): void => {
     try {
       out[index] = { ok: true, decoded: completeTx(tx, raws[index]!, sender ? new Address(sender) : senderHere(tx)) };
@@ -299,22 +300,46 @@ export async function decodeTxs(raws: readonly Uint8Array[], common: Common, rec
       out[index] = { ok: false, error };
     }
   };
-  recovering.forEach((entry, i) => {
-    const sender = senders[i];
-    if (!('fields' in entry)) return finish(entry.index, entry.tx, sender);
+  transfers.forEach(({ index, fields }, i) => {
+    const { sender, rawHash } = transferSenders[i]!;
     if (sender) {
-      out[entry.index] = { ok: true, decoded: new TransferTx(raws[entry.index]!, common, entry.fields, new Address(sender)) };
+      out[index] = { ok: true, decoded: new TransferTx(raws[index]!, common, fields, new Address(sender), rawHash) };
       return;
     }
     // No key recovers: @ethereumjs decodes it again and says why.
     try {
-      finish(entry.index, parseTx(raws[entry.index]!, common), undefined);
+      finish(index, parseTx(raws[index]!, common), undefined);
     } catch (error) {
-      out[entry.index] = { ok: false, error };
+      out[index] = { ok: false, error };
     }
   });
+  parsed.forEach(({ index, tx }, i) => finish(index, tx, senders[i]));
   for (const { index, tx } of slow) finish(index, tx, undefined);
   return out;
+}
+
+/** The senders of transfers, with their tx hashes: a large batch is hashed and recovered on the pool. */
+async function recoverTransfers(
+  transfers: ReadonlyArray<{ index: number; fields: TransferFields }>,
+  raws: readonly Uint8Array[],
+  recovery: SenderRecovery,
+): Promise<Array<{ sender: Uint8Array | undefined; rawHash: Buffer | undefined }>> {
+  if (transfers.length >= NATIVE_BATCH_MIN) {
+    const messages: SignedMessage[] = transfers.map(({ index, fields }) => ({
+      message: fields.signingMessage,
+      raw: raws[index]!,
+      signature: fields.signature,
+      recoveryId: fields.recoveryId,
+    }));
+    return recovery.recoverMessages(messages);
+  }
+  const items = transfers.map(({ fields }) => ({ hash: keccak256(fields.signingMessage), signature: fields.signature, recoveryId: fields.recoveryId }));
+  return recovery.recoverSync(items).map((sender) => ({ sender, rawHash: undefined }));
+}
+
+/** recovery's answer for `items`: across the pool for a batch worth the hop, else here. */
+function recoverItems(items: readonly RecoveryItem[], recovery: SenderRecovery): Promise<RecoveredSenders> | RecoveredSenders {
+  return items.length >= NATIVE_BATCH_MIN ? recovery.recover(items) : recovery.recoverSync(items);
 }
 
 /** The gas every transaction pays before its calldata, access list or creation (txGas). */

@@ -35,4 +35,13 @@ export { createMemoryBudget, type MemoryBudget, type MemoryBudgetSizes, type Mem
 export { limitMallocArenas, mallocArenas, mallocUsage, trimMalloc, type MallocUsage } from './process-allocator.js';
 export { PlainKv, prefixEnd, type PlainKvEntry, type PlainKvOp, type PlainKvOptions, type PlainKvRange } from './plain-kv.js';
 export * from './snapshots/index.js';
-export { SenderRecovery, sharedSenderRecovery, packRecoveryItems, RECOVERY_ITEM_BYTES, type RecoveryItem, type RecoveredSenders } from './sender-recovery.js';
+export {
+  SenderRecovery,
+  sharedSenderRecovery,
+  packRecoveryItems,
+  RECOVERY_ITEM_BYTES,
+  type RecoveryItem,
+  type RecoveredSenders,
+  type SignedMessage,
+  type RecoveredMessages,
+} from './sender-recovery.js';

@@ -156,6 +156,11 @@ export interface NativeSenderRecovery {
   recover(items: Uint8Array): Promise<Buffer>;
   /** The same, on the calling thread. */
   recoverSync(items: Uint8Array): Buffer;
+  /**
+   * Recovers signed messages packed as recovery id (1) ‖ r ‖ s ‖ message ‖ raw, with a
+   * message and a raw length per item in `lengths`; 53 bytes per item: status, address, keccak256(raw).
+   */
+  recoverMessages(packed: Uint8Array, lengths: Int32Array): Promise<Buffer>;
   readonly threads: number;
 }
 

@@ -19,6 +19,21 @@ export interface RecoveryItem {
 /** A batch's answer: per item, the 20-byte sender address, or undefined when none recovers. */
 export type RecoveredSenders = Array<Uint8Array | undefined>;
 
+/** A signature to recover from what it signs, with the bytes whose keccak256 the pool also takes. */
+export interface SignedMessage {
+  /** What the signature signs (hashed with keccak256 on the pool). */
+  message: Uint8Array;
+  /** Bytes to hash alongside (a transaction's encoding: its hash). */
+  raw: Uint8Array;
+  signature: Uint8Array;
+  recoveryId: number;
+}
+
+/** Per signed message: its sender (undefined when none recovers) and keccak256 of its raw bytes. */
+export type RecoveredMessages = Array<{ sender: Uint8Array | undefined; rawHash: Buffer }>;
+
+const MESSAGE_ANSWER_BYTES = 53;
+
 /** Packs items into the layout the native pool reads. */
 export function packRecoveryItems(items: readonly RecoveryItem[]): Uint8Array {
   const packed = new Uint8Array(items.length * RECOVERY_ITEM_BYTES);
@@ -62,6 +77,32 @@ export class SenderRecovery {
   async recover(items: readonly RecoveryItem[]): Promise<RecoveredSenders> {
     if (items.length === 0) return [];
     return unpack(await this.#pool.recover(packRecoveryItems(items)), items.length);
+  }
+
+  /**
+   * Recovers `items` across the pool, hashing each message and raw encoding there too, so the
+   * JavaScript thread does no keccak256 for them.
+   */
+  async recoverMessages(items: readonly SignedMessage[]): Promise<RecoveredMessages> {
+    if (items.length === 0) return [];
+    const lengths = new Int32Array(2 * items.length);
+    const parts: Uint8Array[] = [];
+    items.forEach((item, i) => {
+      if (item.signature.length !== 64) throw new RangeError(`signed message ${i} needs a 64-byte r‖s; got ${item.signature.length} bytes`);
+      parts.push(Uint8Array.of(item.recoveryId === 0 || item.recoveryId === 1 ? item.recoveryId : 0xff), item.signature, item.message, item.raw);
+      lengths[2 * i] = item.message.length;
+      lengths[2 * i + 1] = item.raw.length;
+    });
+    const answer = await this.#pool.recoverMessages(Buffer.concat(parts), lengths);
+    const out: RecoveredMessages = new Array(items.length);
+    for (let i = 0; i < items.length; i++) {
+      const at = answer.byteOffset + i * MESSAGE_ANSWER_BYTES;
+      out[i] = {
+        sender: answer[i * MESSAGE_ANSWER_BYTES] === 1 ? new Uint8Array(answer.buffer, at + 1, 20) : undefined,
+        rawHash: Buffer.from(answer.buffer, at + 21, 32),
+      };
+    }
+    return out;
   }
 
   /** Recovers `items` on the calling thread (batches too small to be worth a thread hop). */

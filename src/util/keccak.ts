@@ -58,3 +58,8 @@ export function checksumAddress(address: Uint8Array): string {
   for (let i = 0; i < hex.length; i++) out += parseInt(hash[i]!, 16) >= 8 ? hex[i]!.toUpperCase() : hex[i]!;
   return out;
 }
+
+/** Lets keccak256Memo answer `hash` for `bytes`, which the caller computed elsewhere (on a native thread). */
+export function rememberKeccak256(bytes: Uint8Array, hash: Buffer): void {
+  remembered.set(bytes, hash);
+}

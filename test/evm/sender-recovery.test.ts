@@ -21,6 +21,7 @@ import { nativeCrypto } from '../../src/evm/crypto.js';
 import { recoveryItemOf, signingHashOf } from '../../src/evm/signing.js';
 import { decodeTx, decodeTxs } from '../../src/evm/validate.js';
 import { SenderRecovery } from '../../src/store/index.js';
+import { native } from '../../src/store/native.js';
 import { CHAIN_ID, GWEI, testKey } from '../fixtures/chain.js';
 
 const common = createChainCommon(CHAIN_ID);
@@ -159,4 +160,27 @@ t.test('a large batch matches one-at-a-time recovery', async (t) => {
   const batch = await decodeTxs(txs.map((tx) => tx.serialize()), common, recovery);
   const mismatched = batch.filter((r, i) => !r.ok || r.decoded.sender.toString() !== txs[i]!.getSenderAddress().toString());
   t.equal(mismatched.length, 0);
+});
+
+t.test('signed messages: hashed and recovered on the pool, each with the hash of its raw bytes', async (t) => {
+  const txs = Array.from({ length: 40 }, (_, i) =>
+    createFeeMarket1559Tx({ nonce: i, maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 21000n, to, value: BigInt(i) }, { common }).sign(testKey(i % 7).key),
+  );
+  const messages = txs.map((tx) => {
+    const item = recoveryItemOf(tx, tx.serialize())!;
+    return { message: tx.getMessageToSign(), raw: tx.serialize(), signature: item.signature, recoveryId: item.recoveryId };
+  });
+  messages[3] = { ...messages[3]!, recoveryId: 2 };
+  const answers = await recovery.recoverMessages(messages);
+  answers.forEach(({ sender, rawHash }, i) => {
+    t.equal(bytesToHex(rawHash), bytesToHex(txs[i]!.hash()), `tx ${i}: the raw bytes' hash`);
+    t.equal(hex(sender), i === 3 ? undefined : txs[i]!.getSenderAddress().toString(), `tx ${i}: the sender`);
+  });
+  t.same(await recovery.recoverMessages([]), []);
+  // The native side checks the lengths against the bytes before anything runs.
+  const pool = new native.NativeSenderRecovery(1);
+  t.throws(() => pool.recoverMessages(new Uint8Array(70), Int32Array.of(5, 5)), /run past the packed bytes/);
+  t.throws(() => pool.recoverMessages(new Uint8Array(80), Int32Array.of(5, 5)), /longer than their lengths say/);
+  t.throws(() => pool.recoverMessages(new Uint8Array(75), Int32Array.of(5, -5)), /run past the packed bytes/);
+  t.throws(() => pool.recoverMessages(new Uint8Array(75), Int32Array.of(5)), /a message and a raw length/);
 });

@@ -14,6 +14,7 @@ import { nativeCrypto } from '../../src/evm/crypto.js';
 import { decodeTransfer } from '../../src/evm/transfer-decoding.js';
 import { decodeTx, decodeTxs, minimumGas } from '../../src/evm/validate.js';
 import { SenderRecovery } from '../../src/store/index.js';
+import { keccak256 } from '../../src/util/keccak.js';
 import { CHAIN_ID, GWEI, testKey } from '../fixtures/chain.js';
 
 const common = createChainCommon(CHAIN_ID);
@@ -94,7 +95,7 @@ function fast(raw: Uint8Array): Record<string, string> | undefined {
     gasLimit: fields.gasLimit.toString(),
     to: bytesToHex(fields.to),
     value: fields.value.toString(),
-    signingHash: bytesToHex(fields.signingHash),
+    signingHash: bytesToHex(keccak256(fields.signingMessage)),
     signature: bytesToHex(fields.signature),
     recoveryId: String(fields.recoveryId),
     data: '0x',

@@ -24,6 +24,24 @@ constexpr size_t kRecoveryItemBytes = kSigningHashBytes + kCompactSignatureBytes
 /// Bytes of an Ethereum address.
 constexpr size_t kAddressBytes = 20;
 
+/// A transaction to recover from its bytes: the pool also hashes what the signature signs and
+/// the transaction itself, so the caller's thread does no hashing.
+struct SignedMessage {
+  /// What the signature signs; its keccak256 is the signing hash.
+  const uint8_t* message;
+  size_t message_size;
+  /// The transaction's encoding; its keccak256 is the transaction hash.
+  const uint8_t* raw;
+  size_t raw_size;
+  /// r ‖ s, kCompactSignatureBytes.
+  const uint8_t* signature;
+  /// 0 or 1; anything else recovers no key.
+  int recovery_id;
+};
+
+/// Bytes of a hash written by RecoverMessages.
+constexpr size_t kTxHashBytes = 32;
+
 /// Recovers the senders of batches of signatures; one instance owns its threads.
 class SenderRecovery {
  public:
@@ -46,8 +64,15 @@ class SenderRecovery {
   /// Same result as Recover, computed on the calling thread only (small batches).
   void RecoverHere(const uint8_t* items, size_t count, uint8_t* addresses, uint8_t* ok) const;
 
+  /// Recover for `count` transactions given as signed messages: the sender of item i as
+  /// Recover gives it, and keccak256 of its raw bytes at `tx_hashes + 32 i` (written whether
+  /// or not a key recovers).
+  void RecoverMessages(const SignedMessage* items, size_t count, uint8_t* addresses, uint8_t* ok, uint8_t* tx_hashes);
+
  private:
   void WorkLoop();
+  /// Runs `work(begin, n)` over [0, count) in chunks across the pool and returns when all ran.
+  void RunChunks(size_t count, const std::function<void(size_t, size_t)>& work);
 
   secp256k1_context_struct* ctx_;
   std::vector<std::thread> workers_;
