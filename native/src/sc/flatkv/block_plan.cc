@@ -111,6 +111,18 @@ void BlockPlan::Resolve(const FlatKvDb& db, int threads) {
   resolved_ = true;
 }
 
+const std::optional<std::string>* BlockPlan::RowAfter(RowFamily family, std::string_view key) const {
+  if (!resolved_) throw Error(ErrorCode::kInvalidArgument, "BlockPlan::RowAfter before Resolve");
+  // rows_ is ordered by family, then key (see the constructor).
+  auto it = std::lower_bound(rows_.begin(), rows_.end(), std::pair<RowFamily, std::string_view>(family, key),
+                             [](const RowEdit& edit, const std::pair<RowFamily, std::string_view>& target) {
+                               if (edit.family != target.first) return edit.family < target.first;
+                               return std::string_view(edit.key) < target.second;
+                             });
+  if (it == rows_.end() || it->family != family || it->key != key) return nullptr;
+  return &it->new_row;
+}
+
 void BlockPlan::AddWrites(const FlatKvDb& db, rocksdb::WriteBatch* batch) const {
   if (!resolved_) throw Error(ErrorCode::kInvalidArgument, "BlockPlan::AddWrites before Resolve");
   for (const auto& edit : rows_) {

@@ -40,6 +40,10 @@ class BlockPlan {
   /// The version the plan writes rows at.
   int64_t version() const { return version_; }
 
+  /// The row `key` of `family` holds once the plan is written (nullopt: deleted), or nullptr
+  /// when the plan does not touch that row. Only after Resolve.
+  const std::optional<std::string>* RowAfter(RowFamily family, std::string_view key) const;
+
  private:
   // One physical row the block touches.
   struct RowEdit {

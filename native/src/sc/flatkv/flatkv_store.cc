@@ -173,10 +173,9 @@ class FlatKvStore::Impl {
   std::optional<std::string> Get(std::string_view key) const {
     std::lock_guard<std::mutex> lock(mu_);
     CheckUsable();
-    FinishPendingWrite();
     LogicalKind kind = ClassifyLogicalKey(key);
     if (kind == LogicalKind::kNonce || kind == LogicalKind::kCodeHash) {
-      return GetAccountField(key, kind, db_->Get(RowFamily::kAccount, PhysicalKey(key, kind)));
+      return GetAccountField(key, kind, CommittedRow(RowFamily::kAccount, PhysicalKey(key, kind)));
     }
     return GetPlain(key, kind);
   }
@@ -184,7 +183,6 @@ class FlatKvStore::Impl {
   void GetMany(const std::string_view* keys, size_t count, ValueSink& sink) const {
     std::lock_guard<std::mutex> lock(mu_);
     CheckUsable();
-    FinishPendingWrite();
     // The committed row of the last account read, by address.
     std::string_view row_address;
     std::optional<std::string> row;
@@ -195,7 +193,7 @@ class FlatKvStore::Impl {
       std::optional<std::string> value;
       if (kind == LogicalKind::kNonce || kind == LogicalKind::kCodeHash) {
         if (!have_row || key.substr(1) != row_address) {
-          row = db_->Get(RowFamily::kAccount, PhysicalKey(key, kind));
+          row = CommittedRow(RowFamily::kAccount, PhysicalKey(key, kind));
           row_address = key.substr(1);
           have_row = true;
         }
@@ -210,9 +208,19 @@ class FlatKvStore::Impl {
   // A key outside the account rows: staged value, else the committed row's payload.
   std::optional<std::string> GetPlain(std::string_view key, LogicalKind kind) const {
     if (auto staged = staged_.find(std::string(key)); staged != staged_.end()) return staged->second;
-    std::optional<std::string> row = db_->Get(FamilyOf(kind), PhysicalKey(key, kind));
+    std::optional<std::string> row = CommittedRow(FamilyOf(kind), PhysicalKey(key, kind));
     if (!row) return std::nullopt;
     return std::string(PlainRowPayload(*row));
+  }
+
+  // A committed row, without waiting for the last block's rows to reach RocksDB: a row that
+  // block wrote comes from its plan; any other row is the same in RocksDB before and after
+  // the batch, so it is read there while the batch is written.
+  std::optional<std::string> CommittedRow(RowFamily family, const std::string& key) const {
+    if (pending_block_) {
+      if (const std::optional<std::string>* row = pending_block_->plan->RowAfter(family, key)) return *row;
+    }
+    return db_->Get(family, key);
   }
 
   std::string WorkingHash() {
@@ -265,13 +273,13 @@ class FlatKvStore::Impl {
       throw;
     }
     // The block is durable now (a crash replays it from the changelog), so its rows go to
-    // RocksDB in the background, overlapping with the app's next block; every read waits
-    // for them first.
+    // RocksDB in the background, overlapping with the app's next block; meanwhile reads take
+    // the block's rows from its plan (CommittedRow), and the next commit waits for the batch.
     pending_write_version_ = version;
     try {
-      pending_write_ = std::async(std::launch::async, [this, written = std::move(prepared_), after] {
-        WriteBlock(*db_, *written->plan, after);
-      });
+      std::shared_ptr<const PreparedBlock> written(std::move(prepared_));
+      pending_write_ = std::async(std::launch::async, [this, written, after] { WriteBlock(*db_, *written->plan, after); });
+      pending_block_ = std::move(written);
     } catch (const std::exception& e) {
       failure_ = "cannot start writing version " + std::to_string(version) + ": " + e.what();
       throw;
@@ -376,7 +384,9 @@ class FlatKvStore::Impl {
     if (!pending_write_.valid()) return;
     try {
       pending_write_.get();
+      pending_block_.reset();
     } catch (const std::exception& e) {
+      pending_block_.reset();
       failure_ = "writing the rows of version " + std::to_string(pending_write_version_) +
                  " to RocksDB failed: " + e.what();
       CheckUsable();
@@ -564,6 +574,8 @@ class FlatKvStore::Impl {
   uint64_t staged_generation_ = 0;
   std::unique_ptr<PreparedBlock> prepared_;
   mutable std::future<void> pending_write_;  // the last committed block's RocksDB batch
+  // That block while its batch is written: reads take its rows from here instead of waiting.
+  mutable std::shared_ptr<const PreparedBlock> pending_block_;
   int64_t pending_write_version_ = 0;
   mutable std::future<void> snapshot_job_;
   mutable std::exception_ptr snapshot_error_;
