@@ -12,6 +12,7 @@ import type { Common } from '@ethereumjs/common';
 import { Account, KECCAK256_NULL, type Address } from '@ethereumjs/util';
 
 import { keccak256 } from '../util/keccak.js';
+import { rlpListHeader, uintBytes } from '../util/rlp.js';
 import type { OverlayStateManager } from './state-manager.js';
 import { effectiveGasPrice, type DecodedTx } from './validate.js';
 
@@ -87,22 +88,17 @@ const receiptScratch = new Uint8Array(1 + 3 + 1 + 9 + 3 + BLOOM_BYTES + 1);
  */
 export function plainTransferReceiptHash(type: number, cumulativeGasUsed: bigint): Buffer {
   const out = receiptScratch;
-  let gas = cumulativeGasUsed;
-  const gasBytes: number[] = [];
-  while (gas > 0n) {
-    gasBytes.unshift(Number(gas & 0xffn));
-    gas >>= 8n;
-  }
   // The gas as an RLP string (cumulative gas is at least 21,000, so never a single byte).
-  const payload = 1 + 1 + gasBytes.length + 3 + BLOOM_BYTES + 1;
+  const gas = uintBytes(cumulativeGasUsed);
   let at = 0;
   if (type !== 0) out[at++] = type;
-  out[at++] = 0xf9;
-  out[at++] = payload >> 8;
-  out[at++] = payload & 0xff;
+  const header = rlpListHeader(1 + 1 + gas.length + 3 + BLOOM_BYTES + 1);
+  out.set(header, at);
+  at += header.length;
   out[at++] = 0x01;
-  out[at++] = 0x80 + gasBytes.length;
-  for (const b of gasBytes) out[at++] = b;
+  out[at++] = 0x80 + gas.length;
+  out.set(gas, at);
+  at += gas.length;
   out[at++] = 0xb9;
   out[at++] = BLOOM_BYTES >> 8;
   out[at++] = BLOOM_BYTES & 0xff;

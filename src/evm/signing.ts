@@ -12,6 +12,7 @@ import { SECP256K1_ORDER_DIV_2, bigIntToBytes, bigIntToUnpaddedBytes, setLengthL
 
 import type { RecoveryItem } from '../store/index.js';
 import { keccak256 } from '../util/keccak.js';
+import { rlpListHeader } from '../util/rlp.js';
 import { recoveryId } from './crypto.js';
 
 /** Offset and total length (header included) of the RLP item at `at`. */
@@ -26,13 +27,6 @@ function rlpItem(raw: Uint8Array, at: number): { header: number; length: number 
     return { header: 1 + size, length: 1 + size + payload };
   }
   return { header: 1, length: 1 + b - 0xc0 };
-}
-
-/** The RLP header of a list whose items take `length` bytes. */
-function listHeader(length: number): Uint8Array {
-  if (length < 56) return Uint8Array.of(0xc0 + length);
-  const size = bigIntToUnpaddedBytes(BigInt(length));
-  return Uint8Array.of(0xf7 + size.length, ...size);
 }
 
 /** The RLP of a short byte string (a chain id). */
@@ -64,7 +58,7 @@ export function signingHashOf(tx: TypedTransaction, raw: Uint8Array): Uint8Array
     !typed && tx.supports(Capability.EIP155ReplayProtection)
       ? Uint8Array.of(...rlpString(bigIntToUnpaddedBytes(tx.common.chainId())), 0x80, 0x80)
       : new Uint8Array();
-  const header = listHeader(fields.length + suffix.length);
+  const header = rlpListHeader(fields.length + suffix.length);
   const payload = new Uint8Array(listAt + header.length + fields.length + suffix.length);
   if (typed) payload[0] = raw[0]!;
   payload.set(header, listAt);

@@ -8,6 +8,8 @@
  */
 import { SECP256K1_ORDER_DIV_2 } from '@ethereumjs/util';
 
+import { rlpListHeader } from '../util/rlp.js';
+
 const FEE_MARKET_TX_TYPE = 2;
 const MAX_UINT64 = (1n << 64n) - 1n;
 const MAX_UINT256 = (1n << 256n) - 1n;
@@ -31,7 +33,7 @@ export interface TransferFields {
   recoveryId: 0 | 1;
 }
 
-/** A scalar's value bytes within `raw`, or undefined unless it is a canonical byte string of at most `maxBytes` without leading zeroes. */
+/** Where a field's value bytes sit within the raw encoding. */
 interface Span {
   start: number;
   end: number;
@@ -62,13 +64,6 @@ function uint(raw: Uint8Array, span: Span): bigint {
   return BigInt('0x' + Buffer.from(raw.buffer, raw.byteOffset + span.start, length).toString('hex'));
 }
 
-/** The RLP list header for a payload of `length` bytes. */
-function listHeader(length: number): number[] {
-  if (length < 56) return [0xc0 + length];
-  if (length < 256) return [0xf8, length];
-  return [0xf9, length >> 8, length & 0xff];
-}
-
 /**
  * The fields of `raw` when it is a signed type-2 transfer for the chain whose id encodes as
  * `chainId` (unpadded big-endian) that @ethereumjs would decode without complaint; otherwise
@@ -97,29 +92,26 @@ export function decodeTransfer(raw: Uint8Array, chainId: Uint8Array): TransferFi
   if (at + payload !== raw.length) return undefined;
   const fieldsStart = at;
 
+  // Reads the numeric field at `at` and moves past it.
+  const next = (maxBytes: number): Span | undefined => {
+    const span = scalar(raw, at, maxBytes);
+    if (span) at = span.end;
+    return span;
+  };
   // chainId: exactly the chain's own encoding.
-  const id = scalar(raw, at, 32);
+  const id = next(32);
   if (!id || id.end - id.start !== chainId.length) return undefined;
   for (let i = 0; i < chainId.length; i++) if (raw[id.start + i] !== chainId[i]) return undefined;
-  at = id.end;
-  const nonce = scalar(raw, at, 8);
-  if (!nonce) return undefined;
-  at = nonce.end;
-  const tip = scalar(raw, at, 32);
-  if (!tip) return undefined;
-  at = tip.end;
-  const feeCap = scalar(raw, at, 32);
-  if (!feeCap) return undefined;
-  at = feeCap.end;
-  const gas = scalar(raw, at, 8);
-  if (!gas) return undefined;
-  at = gas.end;
+  const nonce = next(8);
+  const tip = next(32);
+  const feeCap = next(32);
+  const gas = next(8);
+  if (!nonce || !tip || !feeCap || !gas) return undefined;
   if (raw[at] !== ADDRESS_HEADER || at + 21 > raw.length) return undefined;
   const to = raw.subarray(at + 1, at + 21);
   at += 21;
-  const value = scalar(raw, at, 32);
+  const value = next(32);
   if (!value) return undefined;
-  at = value.end;
   if (raw[at] !== EMPTY_STRING || raw[at + 1] !== EMPTY_LIST) return undefined; // no calldata, no access list
   at += 2;
   const fieldsEnd = at;
@@ -127,10 +119,9 @@ export function decodeTransfer(raw: Uint8Array, chainId: Uint8Array): TransferFi
   const parity = raw[at];
   if (parity !== EMPTY_STRING && parity !== 1) return undefined;
   at += 1;
-  const r = scalar(raw, at, 32);
+  const r = next(32);
   if (!r || r.end === r.start) return undefined;
-  at = r.end;
-  const s = scalar(raw, at, 32);
+  const s = next(32);
   if (!s || s.end === s.start) return undefined;
   if (s.end !== raw.length) return undefined;
 
@@ -154,7 +145,7 @@ export function decodeTransfer(raw: Uint8Array, chainId: Uint8Array): TransferFi
   fields.signature.set(raw.subarray(r.start, r.end), 32 - (r.end - r.start));
   fields.signature.set(raw.subarray(s.start, s.end), 64 - (s.end - s.start));
   const signed = fieldsEnd - fieldsStart;
-  const header = listHeader(signed);
+  const header = rlpListHeader(signed);
   const message = new Uint8Array(1 + header.length + signed);
   message[0] = FEE_MARKET_TX_TYPE;
   message.set(header, 1);

@@ -53,6 +53,13 @@ function write(item: RlpInput, out: Buffer, at: number, sizes: number[], next: {
   return at;
 }
 
+/** The RLP header of a list whose items take `length` bytes. */
+export function rlpListHeader(length: number): Uint8Array {
+  const out = Buffer.allocUnsafe(length < 56 ? 1 : 1 + lengthOfLength(length));
+  writeHeader(out, 0, 0xc0, 0xf7, length);
+  return out;
+}
+
 /** The RLP encoding of `item`, as @ethereumjs/rlp's encode gives it for the same input. */
 export function encodeRlp(item: RlpInput): Buffer {
   const sizes: number[] = [];

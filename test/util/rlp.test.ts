@@ -7,7 +7,7 @@ import t from 'tap';
 import { encode } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes } from '@ethereumjs/util';
 
-import { encodeRlp, uintBytes, type RlpInput } from '../../src/util/rlp.js';
+import { encodeRlp, rlpListHeader, uintBytes, type RlpInput } from '../../src/util/rlp.js';
 
 let seed = 7;
 function random(): number {
@@ -64,5 +64,13 @@ t.test('integers as minimal big-endian bytes', async (t) => {
   for (const value of values) {
     t.equal(hex(uintBytes(value)), hex(bigIntToUnpaddedBytes(value)), `${value}`);
     if (value <= BigInt(Number.MAX_SAFE_INTEGER)) t.equal(hex(uintBytes(Number(value))), hex(bigIntToUnpaddedBytes(value)), `${value} as a number`);
+  }
+});
+
+t.test('a list header is the head of the list encoding', async (t) => {
+  for (const payload of [0, 1, 55, 56, 255, 256, 300, 65535, 65536]) {
+    // `payload` one-byte items (each its own encoding) take exactly `payload` bytes.
+    const list = encode(Array.from({ length: payload }, () => Uint8Array.of(1)));
+    t.equal(hex(rlpListHeader(payload)), hex(list.subarray(0, list.length - payload)), `payload ${payload}`);
   }
 });
