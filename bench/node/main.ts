@@ -12,8 +12,10 @@
  *
  * Figures:
  * - transfers: pre-signed EIP-1559 transfers (each to a fresh address) submitted with
- *   eth_sendRawTransaction over 8 keep-alive connections, from the first submission until
- *   the last is seen in a block;
+ *   eth_sendRawTransaction over 64 keep-alive connections (raw-socket generator, as the reads),
+ *   from the first submission until the last is seen in a block; the submission rate is the
+ *   server's saturation figure. A second workload per round is submitted over 8 connections:
+ *   there the rate is bounded by each request's latency, tails included (`submitFewTps`);
  * - reads: `eth_getBalance` and ERC-20 `balanceOf` via `eth_call` at 64 keep-alive
  *   connections (raw-socket load generator, 1 s warm-up), requests/s and p99. `eth_call` runs
  *   twice: the same `balanceOf(holder)` every time (the issue's figure; the node answers a
@@ -65,7 +67,10 @@ const QUICK: Size = { senders: 100, perSender: 20, rounds: 1, readSeconds: 3 };
 const EVM_CHAIN_ID = 713715;
 const BLOCK_MS = 1000;
 const GAS_LIMIT = 30_000_000;
-const SUBMIT_CONNECTIONS = 8;
+/** Connections of the saturating submission run: as many as the reads use. */
+const SUBMIT_CONNECTIONS = 64;
+/** Connections of the latency-bound submission run. */
+const FEW_SUBMIT_CONNECTIONS = 8;
 const READ_CONNECTIONS = 64;
 /** Indexer requests are large (a 1,400-receipt block is about a megabyte): fewer connections. */
 const INDEXER_CONNECTIONS = 8;
@@ -92,6 +97,8 @@ type Measured<T> = T & { foreignCpuPercent: number; cpu: SideCpu };
 /** Everything measured for one target. */
 interface TargetRuns {
   transfers: Array<Measured<TransferRun>>;
+  /** The same kind of run over FEW_SUBMIT_CONNECTIONS connections. */
+  transfersFew: Array<Measured<TransferRun>>;
   getBalance: Array<Measured<LoadResult>>;
   ethCall: Array<Measured<LoadResult>>;
   ethCallDistinct: Array<Measured<LoadResult>>;
@@ -178,8 +185,9 @@ async function main(): Promise<void> {
   const profileDir = values['cpu-prof-dir'] ? resolve(values['cpu-prof-dir']) : undefined;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
 
-  // Account 0 deploys the Token; round r sends from accounts 1 + r·senders onward.
-  const accounts = devAccounts(1 + size.senders * size.rounds);
+  // Account 0 deploys the Token; round r sends from accounts 1 + r·senders onward, and its
+  // few-connection run from 1 + (rounds + r)·senders onward.
+  const accounts = devAccounts(1 + 2 * size.senders * size.rounds);
   const deployer = accounts[0]!;
   log(`bench:node ${values.quick ? 'quick' : 'full'} · ${size.rounds} round(s) · ${rate(size.senders * size.perSender)} transfers from ${size.senders} senders · reads ${size.readSeconds} s at ${READ_CONNECTIONS} connections`);
 
@@ -207,16 +215,16 @@ async function main(): Promise<void> {
     log(`· Token deployed at ${deploy.address} on both`);
 
     let signMs = performance.now();
-    const workloads = Array.from({ length: size.rounds }, (_, r) =>
-      signTransfers(accounts.slice(1 + r * size.senders, 1 + (r + 1) * size.senders), size.perSender, EVM_CHAIN_ID, `round-${r}`),
-    );
+    const workloadOf = (first: number, label: string) => signTransfers(accounts.slice(first, first + size.senders), size.perSender, EVM_CHAIN_ID, label);
+    const workloads = Array.from({ length: size.rounds }, (_, r) => workloadOf(1 + r * size.senders, `round-${r}`));
+    const fewWorkloads = Array.from({ length: size.rounds }, (_, r) => workloadOf(1 + (size.rounds + r) * size.senders, `round-${r}-few`));
     signMs = performance.now() - signMs;
-    log(`· signed ${rate(workloads.length * size.senders * size.perSender)} transfers in ${(signMs / 1000).toFixed(2)} s`);
+    log(`· signed ${rate(2 * workloads.length * size.senders * size.perSender)} transfers in ${(signMs / 1000).toFixed(2)} s`);
 
     const targets: Record<Target, RunningProcess> = { node, anvil };
     const runs: Record<Target, TargetRuns> = {
-      node: { transfers: [], getBalance: [], ethCall: [], ethCallDistinct: [], getLogs: [], blockReceipts: [] },
-      anvil: { transfers: [], getBalance: [], ethCall: [], ethCallDistinct: [], getLogs: [], blockReceipts: [] },
+      node: { transfers: [], transfersFew: [], getBalance: [], ethCall: [], ethCallDistinct: [], getLogs: [], blockReceipts: [] },
+      anvil: { transfers: [], transfersFew: [], getBalance: [], ethCall: [], ethCallDistinct: [], getLogs: [], blockReceipts: [] },
     };
     const pids = [node.pid, anvil.pid];
     const sides = { node: node.pid, anvil: anvil.pid };
@@ -227,6 +235,9 @@ async function main(): Promise<void> {
           const run = await gated(pids, sides, () => runTransfers(targets[target].port, workloads[r]!, SUBMIT_CONNECTIONS, INCLUSION_TIMEOUT_MS));
           runs[target].transfers.push(run);
           log(`round ${r + 1}/${size.rounds} ${target} transfers: ${rate(run.tps)} tx/s e2e (${run.seconds.toFixed(2)} s, ${run.blocks} blocks), submit ${rate(run.submitTps)} tx/s, ${run.rejected} rejected, foreign CPU ${run.foreignCpuPercent.toFixed(1)}%`);
+          const few = await gated(pids, sides, () => runTransfers(targets[target].port, fewWorkloads[r]!, FEW_SUBMIT_CONNECTIONS, INCLUSION_TIMEOUT_MS));
+          runs[target].transfersFew.push(few);
+          log(`round ${r + 1}/${size.rounds} ${target} transfers over ${FEW_SUBMIT_CONNECTIONS} connections: submit ${rate(few.submitTps)} tx/s (p50 ${few.submitP50Ms.toFixed(2)} ms, p99 ${few.submitP99Ms.toFixed(2)} ms), ${few.rejected} rejected`);
         }
       }
       if (suite === 'all' || suite === 'reads') {
@@ -308,6 +319,7 @@ async function main(): Promise<void> {
       // Submission is a figure of its own: the median of the rounds' submission rates, not
       // the submission of the round whose end-to-end rate is the median.
       submission: medianBy(runs[t].transfers, (x) => x.submitTps),
+      submissionFew: medianBy(runs[t].transfersFew, (x) => x.submitTps),
       getBalance: medianBy(runs[t].getBalance, (x) => x.requestsPerSec),
       ethCall: medianBy(runs[t].ethCall, (x) => x.requestsPerSec),
       ethCallDistinct: medianBy(runs[t].ethCallDistinct, (x) => x.requestsPerSec),
@@ -326,6 +338,8 @@ async function main(): Promise<void> {
     const stats = {
       transferTps: figureOf('transfers', (x) => x.tps),
       submitTps: figureOf('transfers', (x) => x.submitTps),
+      submitFewTps: figureOf('transfersFew', (x) => x.submitTps),
+      submitFewP99Ms: figureOf('transfersFew', (x) => x.submitP99Ms),
       getBalanceRps: figureOf('getBalance', (x) => x.requestsPerSec),
       getBalanceP99Ms: figureOf('getBalance', (x) => x.p99Ms),
       ethCallRps: figureOf('ethCall', (x) => x.requestsPerSec),
@@ -355,6 +369,7 @@ async function main(): Promise<void> {
       transfers: size.senders * size.perSender,
       senders: size.senders,
       submitConnections: SUBMIT_CONNECTIONS,
+      fewSubmitConnections: FEW_SUBMIT_CONNECTIONS,
       readConnections: READ_CONNECTIONS,
       readSeconds: size.readSeconds,
       nodeTransferTps: n.transfers?.tps ?? null,
@@ -362,6 +377,12 @@ async function main(): Promise<void> {
       transferTpsRatio: ratio(n.transfers?.tps, a.transfers?.tps),
       nodeSubmitTps: n.submission?.submitTps ?? null,
       anvilSubmitTps: a.submission?.submitTps ?? null,
+      submitTpsRatio: ratio(n.submission?.submitTps, a.submission?.submitTps),
+      nodeSubmitFewTps: n.submissionFew?.submitTps ?? null,
+      anvilSubmitFewTps: a.submissionFew?.submitTps ?? null,
+      submitFewTpsRatio: ratio(n.submissionFew?.submitTps, a.submissionFew?.submitTps),
+      nodeSubmitFewP99Ms: n.submissionFew?.submitP99Ms ?? null,
+      anvilSubmitFewP99Ms: a.submissionFew?.submitP99Ms ?? null,
       nodeTransferBlocks: n.transfers?.blocks ?? null,
       anvilTransferBlocks: a.transfers?.blocks ?? null,
       nodeGetBalanceRps: n.getBalance?.requestsPerSec ?? null,
@@ -416,7 +437,11 @@ async function main(): Promise<void> {
     const add = (label: string, key: StatKey, nodeValue: number, anvilValue: number, cpuKey?: keyof typeof cpu) =>
       rows.push([label, fmt(key, nodeValue), fmt(key, anvilValue), fmtRatio(ratio(nodeValue, anvilValue)), spreadOf('node', key), spreadOf('anvil', key), cpuKey ? cpuCell(cpuKey) : '']);
     if (n.transfers && a.transfers) add('transfers e2e (tx/s)', 'transferTps', n.transfers.tps, a.transfers.tps, 'transfers');
-    if (n.submission && a.submission) add('transfers submit (tx/s)', 'submitTps', n.submission.submitTps, a.submission.submitTps);
+    if (n.submission && a.submission) add(`transfers submit, ${SUBMIT_CONNECTIONS} connections (tx/s)`, 'submitTps', n.submission.submitTps, a.submission.submitTps);
+    if (n.submissionFew && a.submissionFew) {
+      add(`transfers submit, ${FEW_SUBMIT_CONNECTIONS} connections (tx/s)`, 'submitFewTps', n.submissionFew.submitTps, a.submissionFew.submitTps);
+      add(`submit p99, ${FEW_SUBMIT_CONNECTIONS} connections (ms)`, 'submitFewP99Ms', n.submissionFew.submitP99Ms, a.submissionFew.submitP99Ms);
+    }
     if (n.getBalance && a.getBalance) {
       add('eth_getBalance (req/s)', 'getBalanceRps', n.getBalance.requestsPerSec, a.getBalance.requestsPerSec, 'getBalance');
       add('eth_getBalance p99 (ms)', 'getBalanceP99Ms', n.getBalance.p99Ms, a.getBalance.p99Ms);

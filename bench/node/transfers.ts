@@ -1,6 +1,6 @@
 /**
  * End-to-end transfer throughput: pre-signed EIP-1559 ETH transfers submitted with
- * eth_sendRawTransaction over keep-alive connections, timed from the first submission until
+ * eth_sendRawTransaction over keep-alive raw-socket connections, timed from the first submission until
  * the blocks holding them all have been seen. Inclusion is followed cheaply: eth_blockNumber
  * is polled and each new block's transaction count is added up, so the poll costs the server
  * two small calls per block rather than one call per sender.
@@ -8,6 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import createKeccakHash from 'keccak';
+import { sendEach } from '../rpc/load.js';
 import { RpcClient } from './rpc-client.js';
 import { hex, signEip1559 } from './sign.js';
 
@@ -48,6 +49,9 @@ export interface TransferRun {
   tps: number;
   /** Transfers per second the server accepted (submission only). */
   submitTps: number;
+  /** Submission latency percentiles. */
+  submitP50Ms: number;
+  submitP99Ms: number;
   /** Seconds from the first submission to the last inclusion. */
   seconds: number;
   /** Blocks that carried the transfers. */
@@ -85,44 +89,33 @@ async function followInclusion(poller: RpcClient, fromBlock: number, expected: n
   return { at: Number.NaN, blocks, included };
 }
 
-/** Submits `raws` over `connections` keep-alive connections and waits until all are included. */
+/**
+ * Submits `raws` over `connections` keep-alive connections (the raw-socket generator, so the
+ * client's own cost stays small beside the server's) and waits until all are included.
+ */
 export async function runTransfers(port: number, raws: readonly string[], connections: number, timeoutMs: number): Promise<TransferRun> {
-  const submitter = new RpcClient(port, connections);
   const poller = new RpcClient(port, 1);
   try {
     const fromBlock = Number(await poller.call<string>('eth_blockNumber'));
-    let next = 0;
-    let rejected = 0;
-    let firstRejection = '';
     const started = performance.now();
     const deadline = started + timeoutMs;
     const inclusion = followInclusion(poller, fromBlock, raws.length, deadline);
-    const worker = async (): Promise<void> => {
-      while (next < raws.length) {
-        const raw = raws[next++]!;
-        try {
-          await submitter.call('eth_sendRawTransaction', [raw]);
-        } catch (error) {
-          rejected++;
-          firstRejection ||= error instanceof Error ? error.message : String(error);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: connections }, worker));
-    const submitted = performance.now();
+    const bodies = raws.map((raw, i) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_sendRawTransaction', params: [raw] }));
+    const submission = await sendEach({ port, bodies, connections, timeoutMs });
     const done = await inclusion;
-    if (Number.isNaN(done.at)) throw new InclusionTimeoutError(done.included, raws.length, timeoutMs, firstRejection);
+    if (Number.isNaN(done.at)) throw new InclusionTimeoutError(done.included, raws.length, timeoutMs, submission.firstError);
     const seconds = (done.at - started) / 1000;
     return {
       txs: raws.length,
       tps: raws.length / seconds,
-      submitTps: raws.length / ((submitted - started) / 1000),
+      submitTps: raws.length / submission.seconds,
+      submitP50Ms: submission.p50Ms,
+      submitP99Ms: submission.p99Ms,
       seconds,
       blocks: done.blocks,
-      rejected,
+      rejected: submission.errors,
     };
   } finally {
-    submitter.close();
     poller.close();
   }
 }

@@ -56,21 +56,29 @@ export function requestBytes(host: string, port: number, path: string, body: str
 class Tally {
   readonly latenciesMs: number[] = [];
   errors = 0;
+  /** The body of the first refused request (JSON-RPC error or non-200), or a socket failure. */
+  firstError = '';
   measureFrom = Infinity;
   stopAt = Infinity;
 
   /** Records a finished request that was sent at `sentAt` and completed now. */
-  record(sentAt: number, now: number, ok: boolean): void {
+  record(sentAt: number, now: number, ok: boolean, detail?: () => string): void {
     if (sentAt < this.measureFrom || now > this.stopAt) return;
-    if (ok) this.latenciesMs.push(now - sentAt);
-    else this.errors++;
+    if (ok) {
+      this.latenciesMs.push(now - sentAt);
+      return;
+    }
+    this.errors++;
+    if (!this.firstError && detail) this.firstError = detail();
   }
 }
 
-/** One connection sending its requests back to back, cycling through them. */
+/** Where a connection takes its next request from; undefined when there is none left. */
+type RequestSource = () => Buffer | undefined;
+
+/** One connection sending its requests back to back, one in flight. */
 class LoadConnection {
-  readonly #requests: readonly Buffer[];
-  #next: number;
+  readonly #next: RequestSource;
   readonly #tally: Tally;
   readonly #host: string;
   readonly #port: number;
@@ -80,11 +88,10 @@ class LoadConnection {
   #sentAt = 0;
   #done = false;
 
-  constructor(host: string, port: number, requests: readonly Buffer[], first: number, tally: Tally, finished: () => void) {
+  constructor(host: string, port: number, next: RequestSource, tally: Tally, finished: () => void) {
     this.#host = host;
     this.#port = port;
-    this.#requests = requests;
-    this.#next = first % requests.length;
+    this.#next = next;
     this.#tally = tally;
     this.#finished = finished;
     this.#open();
@@ -102,20 +109,20 @@ class LoadConnection {
     socket.on('close', () => {
       if (this.#done) return;
       const now = performance.now();
-      this.#tally.record(this.#sentAt, now, false);
+      this.#tally.record(this.#sentAt, now, false, () => 'the connection closed');
       if (now < this.#tally.stopAt) this.#open();
       else this.#finish();
     });
   }
 
   #send(): void {
-    if (performance.now() >= this.#tally.stopAt) {
+    const request = performance.now() < this.#tally.stopAt ? this.#next() : undefined;
+    if (request === undefined) {
       this.#finish();
       return;
     }
     this.#sentAt = performance.now();
-    this.#socket.write(this.#requests[this.#next]!);
-    this.#next = (this.#next + 1) % this.#requests.length;
+    this.#socket.write(request);
   }
 
   #onData(chunk: Buffer): void {
@@ -129,7 +136,7 @@ class LoadConnection {
     const lengthAt = head.indexOf('\r\ncontent-length:');
     if (lengthAt < 0) {
       // Only Content-Length framing is expected from a JSON-RPC server; anything else is a failure.
-      this.#tally.record(this.#sentAt, performance.now(), false);
+      this.#tally.record(this.#sentAt, performance.now(), false, () => head.slice(0, 300));
       this.#socket.destroy();
       return;
     }
@@ -141,7 +148,7 @@ class LoadConnection {
     }
     this.#pending = undefined;
     const ok = head.startsWith('http/1.1 200') && data.indexOf(ERROR_MARKER, bodyStart) < 0;
-    this.#tally.record(this.#sentAt, performance.now(), ok);
+    this.#tally.record(this.#sentAt, performance.now(), ok, () => data.toString('utf8', bodyStart, Math.min(bodyStart + length, bodyStart + 300)));
     this.#send();
   }
 
@@ -168,19 +175,69 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
   const start = performance.now();
   tally.measureFrom = start + (options.warmupMs ?? 0);
   tally.stopAt = tally.measureFrom + options.durationMs;
-  return new Promise((resolve) => {
-    let running = options.connections;
-    const finished = () => {
-      if (--running > 0) return;
-      const sorted = Float64Array.from(tally.latenciesMs).sort();
-      resolve({
-        requestsPerSec: sorted.length / (options.durationMs / 1000),
-        p50Ms: quantile(sorted, 0.5),
-        p99Ms: quantile(sorted, 0.99),
-        errors: tally.errors,
-        requests: sorted.length,
-      });
+  // Each connection cycles through the requests from its own offset.
+  const cycling = (first: number): RequestSource => {
+    let next = first % requests.length;
+    return () => {
+      const request = requests[next]!;
+      next = (next + 1) % requests.length;
+      return request;
     };
-    for (let i = 0; i < options.connections; i++) new LoadConnection(host, options.port, requests, i * stride, tally, finished);
+  };
+  return connectAll(host, options.port, options.connections, (i) => cycling(i * stride), tally).then(() => {
+    const sorted = Float64Array.from(tally.latenciesMs).sort();
+    return {
+      requestsPerSec: sorted.length / (options.durationMs / 1000),
+      p50Ms: quantile(sorted, 0.5),
+      p99Ms: quantile(sorted, 0.99),
+      errors: tally.errors,
+      requests: sorted.length,
+    };
+  });
+}
+
+/** What sending a list of requests once each measured. */
+export interface SendEachResult {
+  /** Seconds from the first request sent to the last answer. */
+  seconds: number;
+  /** Requests answered with status 200 and no JSON-RPC error. */
+  ok: number;
+  /** Requests refused, or lost with their connection. */
+  errors: number;
+  /** The start of the first refusal's body ('' when none). */
+  firstError: string;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/**
+ * Sends every body once, in order, over `connections` keep-alive connections with one request
+ * in flight on each, and resolves when all are answered (or `timeoutMs` has passed; what was
+ * not answered by then is neither ok nor an error).
+ */
+export async function sendEach(options: { port: number; host?: string; path?: string; bodies: readonly string[]; connections: number; timeoutMs: number }): Promise<SendEachResult> {
+  const host = options.host ?? '127.0.0.1';
+  const requests = options.bodies.map((body) => requestBytes(host, options.port, options.path ?? '/', body));
+  const tally = new Tally();
+  let next = 0;
+  const shared: RequestSource = () => requests[next++];
+  const start = performance.now();
+  tally.measureFrom = start;
+  // Bounds a run against a server that stopped answering: connections stop drawing then.
+  tally.stopAt = start + options.timeoutMs;
+  await connectAll(host, options.port, Math.min(options.connections, Math.max(1, requests.length)), () => shared, tally);
+  const seconds = (performance.now() - start) / 1000;
+  const sorted = Float64Array.from(tally.latenciesMs).sort();
+  return { seconds, ok: sorted.length, errors: tally.errors, firstError: tally.firstError, p50Ms: quantile(sorted, 0.5), p99Ms: quantile(sorted, 0.99) };
+}
+
+/** Opens `connections` connections, each drawing from `source(i)`, and resolves when all have stopped. */
+function connectAll(host: string, port: number, connections: number, source: (i: number) => RequestSource, tally: Tally): Promise<void> {
+  return new Promise((resolve) => {
+    let running = connections;
+    const finished = () => {
+      if (--running === 0) resolve();
+    };
+    for (let i = 0; i < connections; i++) new LoadConnection(host, port, source(i), tally, finished);
   });
 }

@@ -145,7 +145,8 @@ export const SUITES: Record<SuiteName, SuiteSpec> = {
   ]),
   node: suite('node', 'Node against Anvil (bench:node)', { quick: 300, full: 1200 }, [
     nodeFigure('transfers end to end', 'tx/s', 'transferTps', atLeastAnvil),
-    nodeFigure('transaction submission', 'tx/s', 'submitTps', atLeastAnvil),
+    nodeFigure('transaction submission, 64 connections', 'tx/s', 'submitTps', atLeastAnvil),
+    nodeFigure('transaction submission, 8 connections', 'tx/s', 'submitFewTps'),
     nodeFigure('eth_getBalance', 'req/s', 'getBalanceRps', atLeastAnvil),
     nodeFigure('eth_getBalance p99', 'ms', 'getBalanceP99Ms', undefined, true),
     nodeFigure('eth_call balanceOf, one holder', 'req/s', 'ethCallRps', atLeastAnvil),
@@ -155,6 +156,7 @@ export const SUITES: Record<SuiteName, SuiteSpec> = {
     nodeFigure('eth_getBlockReceipts, full blocks', 'req/s', 'blockReceiptsRps', atLeastAnvil),
   ], {
     latency: [
+      { label: 'submission, 8 connections', series: [{ side: 'Strata', p99: 'nodeSubmitFewP99Ms' }, { side: ANVIL, p99: 'anvilSubmitFewP99Ms' }] },
       { label: 'eth_getBalance', series: [{ side: 'Strata', p99: 'nodeGetBalanceP99Ms' }, { side: ANVIL, p99: 'anvilGetBalanceP99Ms' }] },
       { label: 'eth_call one holder', series: [{ side: 'Strata', p99: 'nodeEthCallP99Ms' }, { side: ANVIL, p99: 'anvilEthCallP99Ms' }] },
       { label: 'eth_call distinct', series: [{ side: 'Strata', p99: 'nodeEthCallDistinctP99Ms' }, { side: ANVIL, p99: 'anvilEthCallDistinctP99Ms' }] },

@@ -122,19 +122,76 @@ export interface MempoolStats {
   future: number;
 }
 
-/** The pending txs of one sender, by nonce. */
+/**
+ * The pending txs of one sender, by nonce. The end of the executable run (the first nonce
+ * from the account nonce on that is missing) is kept, so admission's next-nonce check costs
+ * a lookup rather than a walk over the sender's queue.
+ */
 class SenderQueue {
-  readonly byNonce = new Map<bigint, MempoolTx>();
-  constructor(public accountNonce: bigint) {}
+  readonly #byNonce = new Map<bigint, MempoolTx>();
+  #accountNonce: bigint;
+  /** First missing nonce from #accountNonce on; undefined until asked after a change that may move it back. */
+  #end: bigint | undefined;
+
+  constructor(accountNonce: bigint) {
+    this.#accountNonce = accountNonce;
+    this.#end = accountNonce;
+  }
+
+  get accountNonce(): bigint {
+    return this.#accountNonce;
+  }
+
+  set accountNonce(nonce: bigint) {
+    if (nonce === this.#accountNonce) return;
+    this.#accountNonce = nonce;
+    this.#end = undefined;
+  }
+
+  /** Number of txs held. */
+  get size(): number {
+    return this.#byNonce.size;
+  }
+
+  /** The tx with this nonce, if any. */
+  get(nonce: bigint): MempoolTx | undefined {
+    return this.#byNonce.get(nonce);
+  }
+
+  /** Holds `tx`, replacing any tx with its nonce. */
+  put(tx: MempoolTx): void {
+    this.#byNonce.set(tx.nonce, tx);
+    if (this.#end === tx.nonce) this.#end = this.#walkFrom(tx.nonce + 1n);
+  }
+
+  /** Drops the tx with this nonce. */
+  delete(nonce: bigint): void {
+    if (!this.#byNonce.delete(nonce)) return;
+    if (this.#end !== undefined && nonce < this.#end) this.#end = undefined;
+  }
+
+  /** Every tx held, in no particular order. */
+  values(): IterableIterator<MempoolTx> {
+    return this.#byNonce.values();
+  }
+
+  /** The nonce after the last executable tx: the sender's next nonce counting the pool. */
+  nextNonce(): bigint {
+    return (this.#end ??= this.#walkFrom(this.#accountNonce));
+  }
 
   /** Executable txs: nonces accountNonce, accountNonce + 1, … without a gap. */
   executable(): MempoolTx[] {
     const out: MempoolTx[] = [];
-    for (let n = this.accountNonce; ; n++) {
-      const tx = this.byNonce.get(n);
-      if (!tx) return out;
-      out.push(tx);
-    }
+    const end = this.nextNonce();
+    for (let n = this.#accountNonce; n < end; n++) out.push(this.#byNonce.get(n)!);
+    return out;
+  }
+
+  #walkFrom(nonce: bigint): bigint {
+    let n = nonce;
+    while (this.#byNonce.has(n)) n++;
+    return n;
   }
 }
 
@@ -187,11 +244,11 @@ export class Mempool {
     if (checked.nonce < accountNonce) {
       throw new CheckTxRejectedError(`nonce too low: next nonce ${accountNonce}, tx nonce ${checked.nonce}`);
     }
-    const replaced = queue?.byNonce.get(checked.nonce);
+    const replaced = queue?.get(checked.nonce);
     if (replaced && checked.fee <= replaced.fee) throw new ReplacementUnderpricedError();
     if (!replaced) {
       const perSender = this.options.maxTxsPerSender ?? DEFAULT_MAX_TXS_PER_SENDER;
-      if (queue && queue.byNonce.size >= perSender) throw new SenderLimitError(sender, queue.byNonce.size);
+      if (queue && queue.size >= perSender) throw new SenderLimitError(sender, queue.size);
       if (this.byHash.size >= this.options.size) this.#evictCheaperThan(checked.fee, sender);
     }
     if (!queue) {
@@ -201,7 +258,7 @@ export class Mempool {
     queue.accountNonce = accountNonce;
     const tx: MempoolTx = { ...checked, sender, hash, raw, addedAtMs: this.now(), addedAtHeight: this.height };
     if (replaced) this.byHash.delete(plainHex(replaced.hash));
-    queue.byNonce.set(tx.nonce, tx);
+    queue.put(tx);
     this.byHash.set(key, tx);
     for (const listener of this.#admitted) listener(tx);
     return tx;
@@ -228,13 +285,13 @@ export class Mempool {
     const address = sender.toLowerCase();
     const queue = this.senders.get(address);
     if (!queue) return this.options.accountNonce(address);
-    return queue.accountNonce + BigInt(queue.executable().length);
+    return queue.nextNonce();
   }
 
   /** Counts of executable and future txs. */
   stats(): MempoolStats {
     let executable = 0;
-    for (const queue of this.senders.values()) executable += queue.executable().length;
+    for (const queue of this.senders.values()) executable += Number(queue.nextNonce() - queue.accountNonce);
     return { total: this.byHash.size, executable, future: this.byHash.size - executable };
   }
 
@@ -280,8 +337,8 @@ export class Mempool {
     for (const raw of committedTxs) this.remove(plainHex(txHash(raw)));
     for (const [sender, queue] of this.senders) {
       queue.accountNonce = this.options.accountNonce(sender);
-      for (const [nonce, tx] of queue.byNonce) {
-        if (nonce < queue.accountNonce) this.remove(plainHex(tx.hash));
+      for (const tx of queue.values()) {
+        if (tx.nonce < queue.accountNonce) this.remove(plainHex(tx.hash));
       }
     }
     this.evictExpired();
@@ -315,7 +372,7 @@ export class Mempool {
       const ready = queue.executable();
       pending.push(...ready);
       const runnable = new Set(ready);
-      const waiting = [...queue.byNonce.values()].filter((tx) => !runnable.has(tx));
+      const waiting = [...queue.values()].filter((tx) => !runnable.has(tx));
       queued.push(...waiting.sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0)));
     }
     return { pending, queued };
@@ -325,7 +382,7 @@ export class Mempool {
   txs(): MempoolTx[] {
     const out: MempoolTx[] = [];
     for (const queue of this.senders.values()) {
-      out.push(...[...queue.byNonce.values()].sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0)));
+      out.push(...[...queue.values()].sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0)));
     }
     return out;
   }
@@ -336,8 +393,8 @@ export class Mempool {
     this.byHash.delete(key);
     const queue = this.senders.get(tx.sender);
     if (!queue) return;
-    queue.byNonce.delete(tx.nonce);
-    if (queue.byNonce.size === 0) this.senders.delete(tx.sender);
+    queue.delete(tx.nonce);
+    if (queue.size === 0) this.senders.delete(tx.sender);
   }
 
   /**
@@ -350,7 +407,7 @@ export class Mempool {
     for (const [owner, queue] of this.senders) {
       if (owner === sender) continue;
       let last: MempoolTx | undefined;
-      for (const tx of queue.byNonce.values()) if (last === undefined || tx.nonce > last.nonce) last = tx;
+      for (const tx of queue.values()) if (last === undefined || tx.nonce > last.nonce) last = tx;
       if (last !== undefined && (cheapest === undefined || last.fee < cheapest.fee)) cheapest = last;
     }
     if (cheapest === undefined || cheapest.fee >= fee) throw new MempoolFullError(this.byHash.size);

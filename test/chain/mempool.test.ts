@@ -74,6 +74,52 @@ t.test('a nonce gap makes later txs future until it is filled', async (t) => {
   t.equal(mempool.pendingNonce('0xa'), 3n);
 });
 
+t.test('the next nonce stays right through adds, replacements, inclusion, eviction and a nonce moving back', async (t) => {
+  const { mempool, nonces, clock } = pool({ size: 40, maxTxsPerSender: 12, ttlDurationMs: 5_000 });
+  const senders = ['0xa', '0xb', '0xc'];
+  let seed = 11;
+  const random = (n: number): number => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    // The high bits: an LCG's low bits repeat with a short period.
+    return Math.floor(seed / 65_536) % n;
+  };
+  // What the pool should answer: the account nonce, then every held nonce without a gap.
+  const expected = (sender: string): bigint => {
+    const held = new Set(mempool.txs().filter((x) => x.sender === sender).map((x) => x.nonce));
+    let n = nonces.get(sender) ?? 0n;
+    while (held.has(n)) n++;
+    return n;
+  };
+  let checks = 0;
+  for (let step = 0; step < 3_000; step++) {
+    const sender = senders[random(senders.length)]!;
+    const action = random(10);
+    const base = nonces.get(sender) ?? 0n;
+    if (action < 6) {
+      await mempool.add(tx({ sender, nonce: Number(base) + random(8), fee: 1 + random(5), gas: step })).catch(() => undefined);
+    } else if (action === 6) {
+      // Some txs were included: the account nonce moves on and the pool drops what it covers.
+      nonces.set(sender, base + BigInt(random(4)));
+      mempool.update(step, []);
+    } else if (action === 7) {
+      nonces.set(sender, base > 0n ? base - 1n : 0n);
+      mempool.update(step, []);
+    } else if (action === 8) {
+      clock.now += random(3_000);
+      mempool.evictExpired();
+    }
+    for (const s of senders) {
+      if (mempool.pendingNonce(s) !== expected(s)) t.fail(`step ${step}: ${s}'s next nonce ${mempool.pendingNonce(s)}, expected ${expected(s)}`);
+      checks++;
+    }
+  }
+  const stats = mempool.stats();
+  const executable = senders.reduce((sum, s) => sum + Number(expected(s) - (nonces.get(s) ?? 0n)), 0);
+  t.equal(stats.executable, executable, 'stats count the executable runs');
+  t.equal(checks, 9_000);
+  t.ok(mempool.size > 0, 'the pool held txs at the end');
+});
+
 t.test('a reap over many senders picks, each time, the highest-fee next tx of any sender', async (t) => {
   const { mempool } = pool({ size: 2_000, maxTxsPerSender: 16 });
   // 300 senders, up to 5 txs each, fees drawn with many ties, gas limits so some do not fit.
