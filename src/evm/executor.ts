@@ -13,7 +13,7 @@ import { evmBlock, type BlockContext } from './block-context.js';
 import { NO_BLOCK_HASHES, blockHashChain, type BlockHashLookup } from './block-hashes.js';
 import { keccak256 } from '../util/keccak.js';
 import { BlockGasLimitReachedError, TxExecutionFailedError, TxRejectedError } from './errors.js';
-import { TRANSFER_GAS, applyPlainTransfer, plainTransferParties, plainTransferReceiptHash, precompileSet } from './plain-transfer.js';
+import { CoinbaseTips, TRANSFER_GAS, applyPlainTransfer, plainTransferParties, plainTransferReceiptHash, precompileSet } from './plain-transfer.js';
 import { vmCommon } from './common.js';
 import { gethEvmOptions } from './returndata-bounds.js';
 import { OverlayStateManager, type StateView } from './state-manager.js';
@@ -105,6 +105,9 @@ function toReceipt(result: RunTxResult, decoded: DecodedTx, cumulative: bigint, 
   };
 }
 
+/** The bloom of a receipt without logs, shared by every transfer receipt: receipts are never changed once made. */
+const EMPTY_BLOOM = new Uint8Array(256);
+
 /** The receipt of a plain transfer (always successful, no logs). */
 function transferReceipt(decoded: DecodedTx, cumulative: bigint, price: bigint): Receipt {
   return {
@@ -115,7 +118,7 @@ function transferReceipt(decoded: DecodedTx, cumulative: bigint, price: bigint):
     contractAddress: undefined,
     effectiveGasPrice: price,
     type: decoded.type,
-    logsBloom: new Uint8Array(256),
+    logsBloom: EMPTY_BLOOM,
   };
 }
 
@@ -167,6 +170,7 @@ export async function executeBlockTxs(common: Common, view: StateView, ctx: Bloc
   const block = evmBlock(common, ctx);
   const bloom = new Bloom(undefined, common);
   const precompiles = precompileSet(common);
+  const tips = new CoinbaseTips(block.header.coinbase);
   const txs: Array<ExecutedTx | SkippedTx> = [];
   const receiptHashes: Uint8Array[] = [];
   let gasUsed = 0n;
@@ -190,14 +194,19 @@ export async function executeBlockTxs(common: Common, view: StateView, ctx: Bloc
       const result = decodedTxs[position]!;
       if ('error' in result) throw result.error;
       decoded = result;
+      if (tips.touches(decoded.sender) || tips.touches(decoded.to)) tips.credit(state);
       const sender = state.getAccountSync(decoded.sender);
       checkTx(decoded, { nonce: sender?.nonce ?? 0n, balance: sender?.balance ?? 0n }, ctx.baseFee, 'exact');
       const gasLeft = ctx.gasLimit - gasUsed;
       if (decoded.gasLimit > gasLeft) throw new BlockGasLimitReachedError(decoded.gasLimit, gasLeft);
       const parties = inputs.interpretTransfers ? undefined : plainTransferParties(decoded, sender, state, precompiles);
-      outcome = parties
-        ? { transferPrice: applyPlainTransfer(state, decoded, parties, block.header.coinbase, ctx.baseFee) }
-        : await runChecked(vm, state, decoded, block, gasUsed);
+      if (parties) {
+        outcome = { transferPrice: applyPlainTransfer(state, decoded, parties, tips, ctx.baseFee) };
+      } else {
+        // The VM may read the coinbase (BALANCE, or paying it): its tips must be in place.
+        tips.credit(state);
+        outcome = await runChecked(vm, state, decoded, block, gasUsed);
+      }
     } catch (error) {
       txs.push({ kind: 'skipped', position, raw, hash: decoded?.hash ?? keccak256(raw), reason: asRejection(error) });
       continue;
@@ -236,6 +245,7 @@ export async function executeBlockTxs(common: Common, view: StateView, ctx: Bloc
     });
   }
 
+  tips.credit(state);
   return {
     txs,
     gasUsed,

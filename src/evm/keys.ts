@@ -57,18 +57,49 @@ export function storageKey(address: Uint8Array, slot: Uint8Array): Uint8Array {
 
 /** A non-negative integer as `width` big-endian bytes. */
 export function encodeUint(value: bigint, width: number): Uint8Array {
-  if (value < 0n || value >= 1n << BigInt(width * 8)) throw new RangeError(`value ${value} does not fit in ${width} bytes`);
+  if (value < 0n) throw new RangeError(`value ${value} does not fit in ${width} bytes`);
   const out = new Uint8Array(width);
-  let v = value;
-  for (let i = width - 1; i >= 0 && v > 0n; i--) {
-    out[i] = Number(v & 0xffn);
-    v >>= 8n;
+  // Most values (nonces, sizes, small balances) are safe integers: no bigint arithmetic then.
+  if (value <= MAX_SAFE) {
+    let n = Number(value);
+    for (let i = width - 1; n > 0; i--) {
+      if (i < 0) throw new RangeError(`value ${value} does not fit in ${width} bytes`);
+      out[i] = n % 256;
+      n = Math.floor(n / 256);
+    }
+    return out;
+  }
+  const hex = value.toString(16);
+  if (hex.length > 2 * width) throw new RangeError(`value ${value} does not fit in ${width} bytes`);
+  for (let i = width - 1, j = hex.length; j > 0; i--, j -= 2) {
+    out[i] = (j === 1 ? 0 : nibble(hex.charCodeAt(j - 2)) << 4) | nibble(hex.charCodeAt(j - 1));
   }
   return out;
 }
 
+/** The value of a lowercase hex digit's char code. */
+function nibble(code: number): number {
+  return code <= 0x39 ? code - 0x30 : code - 0x57;
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** Bytes read into one safe integer at a time when decoding. */
+const CHUNK_BYTES = 6;
+const CHUNK_BITS = BigInt(CHUNK_BYTES * 8);
+
 /** Big-endian bytes as a bigint (empty = 0). */
 export function decodeUint(bytes: Uint8Array | undefined | null): bigint {
-  if (!bytes || bytes.length === 0) return 0n;
-  return BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`);
+  if (!bytes) return 0n;
+  let i = 0;
+  while (i < bytes.length && bytes[i] === 0) i++;
+  const significant = bytes.length - i;
+  // The leading chunk takes the odd bytes, every later one CHUNK_BYTES, each a safe integer.
+  let size = significant % CHUNK_BYTES || CHUNK_BYTES;
+  let value = 0n;
+  for (let first = true; i < bytes.length; first = false, size = CHUNK_BYTES) {
+    let chunk = 0;
+    for (const end = i + size; i < end; i++) chunk = chunk * 256 + bytes[i]!;
+    value = first ? BigInt(chunk) : (value << CHUNK_BITS) | BigInt(chunk);
+  }
+  return value;
 }

@@ -42,38 +42,66 @@ export interface TransferParties {
 export function plainTransferParties(decoded: DecodedTx, sender: Account | undefined, state: OverlayStateManager, precompiles: ReadonlySet<string>): TransferParties | undefined {
   const to = decoded.to;
   if (!decoded.transferShape || to === undefined) return undefined;
-  if (precompiles.has(Buffer.from(to.bytes).toString('hex'))) return undefined;
+  // Every precompile address starts with zero bytes: most recipients skip the lookup's hex.
+  if (to.bytes[0] === 0 && precompiles.has(Buffer.from(to.bytes).toString('hex'))) return undefined;
   if (hasCode(sender)) return undefined;
   const recipient = state.getAccountSync(to);
   return hasCode(recipient) ? undefined : { sender, recipient };
 }
 
 /**
- * Applies a plain transfer that passed the sender checks (nonce, funds for gas limit × fee
- * cap + value) and returns the effective gas price it paid. `parties` are the accounts as
- * read just before; they are updated in place.
+ * The coinbase's tips from plain transfers, credited once rather than after every transfer:
+ * additions commute, so the final balance is the same as long as nothing reads the coinbase
+ * in between. The executor credits them before anything that might: an interpreted
+ * transaction, a transfer from or to the coinbase, and the end of the block.
  */
-export function applyPlainTransfer(state: OverlayStateManager, decoded: DecodedTx, parties: TransferParties, coinbase: Address, baseFee: bigint): bigint {
+export class CoinbaseTips {
+  #pending = 0n;
+
+  constructor(readonly coinbase: Address) {}
+
+  /** Adds a transfer's tip. */
+  add(tip: bigint): void {
+    this.#pending += tip;
+  }
+
+  /** Whether `address` is the coinbase, whose balance must be credited before it is read. */
+  touches(address: Address | undefined): boolean {
+    return address !== undefined && address.equals(this.coinbase);
+  }
+
+  /** Credits what is pending to the coinbase. */
+  credit(state: OverlayStateManager): void {
+    if (this.#pending === 0n) return;
+    const miner = state.getAccountSync(this.coinbase);
+    state.putBalanceSync(this.coinbase, (miner?.balance ?? 0n) + this.#pending);
+    this.#pending = 0n;
+  }
+}
+
+/**
+ * Applies a plain transfer that passed the sender checks (nonce, funds for gas limit × fee
+ * cap + value) and returns the effective gas price it paid; the coinbase's tip goes to `tips`.
+ * `parties` are the accounts as read just before; they are updated in place. Only the fields
+ * a transfer changes are written: the sender's nonce and balance, the recipient's balance.
+ */
+export function applyPlainTransfer(state: OverlayStateManager, decoded: DecodedTx, parties: TransferParties, tips: CoinbaseTips, baseFee: bigint): bigint {
   const price = effectiveGasPrice(decoded, baseFee);
   const to = decoded.to!;
   const sender = parties.sender ?? new Account();
   sender.nonce += 1n;
   sender.balance -= TRANSFER_GAS * price + decoded.value;
-  state.putAccountSync(decoded.sender, sender);
+  state.putNonceAndBalanceSync(decoded.sender, sender.nonce, sender.balance);
 
   if (decoded.value > 0n) {
     // A transfer to oneself reads the sender as just written.
     const recipient = (to.equals(decoded.sender) ? state.getAccountSync(to) : parties.recipient) ?? new Account();
     recipient.balance += decoded.value;
-    state.putAccountSync(to, recipient);
+    state.putBalanceSync(to, recipient.balance);
   }
 
   const tip = TRANSFER_GAS * (price - baseFee);
-  if (tip > 0n) {
-    const miner = state.getAccountSync(coinbase) ?? new Account();
-    miner.balance += tip;
-    state.putAccountSync(coinbase, miner);
-  }
+  if (tip > 0n) tips.add(tip);
   return price;
 }
 

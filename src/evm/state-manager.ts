@@ -256,11 +256,31 @@ export class OverlayStateManager implements StateManagerInterface {
   putAccountSync(address: Address, account: Account): void {
     const a = address.bytes;
     const at = latin1(a);
-    const overlay = this.#overlay;
-    overlay.set(BALANCE_ID + at, { store: BANK_STORE, key: balanceKey(a), value: account.balance === 0n ? null : encodeUint(account.balance, 32) });
-    overlay.set(NONCE_ID + at, { store: EVM_STORE, key: nonceKey(a), value: account.nonce === 0n ? null : encodeUint(account.nonce, 8) });
+    this.#putBalance(a, at, account.balance);
+    this.#putNonce(a, at, account.nonce);
     const emptyCode = bytesEqual(account.codeHash, KECCAK256_NULL);
-    overlay.set(CODE_HASH_ID + at, { store: EVM_STORE, key: codeHashKey(a), value: emptyCode ? null : account.codeHash });
+    this.#overlay.set(CODE_HASH_ID + at, { store: EVM_STORE, key: codeHashKey(a), value: emptyCode ? null : account.codeHash });
+  }
+
+  /** Sets only the balance of `address` (a value transfer changes nothing else of the recipient). */
+  putBalanceSync(address: Address, balance: bigint): void {
+    this.#putBalance(address.bytes, latin1(address.bytes), balance);
+  }
+
+  /** Sets only the nonce and balance of `address` (what paying for a transfer changes). */
+  putNonceAndBalanceSync(address: Address, nonce: bigint, balance: bigint): void {
+    const a = address.bytes;
+    const at = latin1(a);
+    this.#putBalance(a, at, balance);
+    this.#putNonce(a, at, nonce);
+  }
+
+  #putBalance(a: Uint8Array, at: string, balance: bigint): void {
+    this.#overlay.set(BALANCE_ID + at, { store: BANK_STORE, key: balanceKey(a), value: balance === 0n ? null : encodeUint(balance, 32) });
+  }
+
+  #putNonce(a: Uint8Array, at: string, nonce: bigint): void {
+    this.#overlay.set(NONCE_ID + at, { store: EVM_STORE, key: nonceKey(a), value: nonce === 0n ? null : encodeUint(nonce, 8) });
   }
 
   /** Removes the account with its code and the storage this state manager can see. */

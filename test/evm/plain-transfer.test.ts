@@ -104,6 +104,38 @@ t.test('plain transfers applied directly equal runTx', async (t) => {
   }
 });
 
+t.test('tips credited to the coinbase once are in place whenever the coinbase is read', async (t) => {
+  // A coinbase that starts empty, so only this block's tips can pay for its own transfer,
+  // and a contract that stores BALANCE(COINBASE) (COINBASE BALANCE PUSH1 0 SSTORE STOP).
+  const miner = testKey(9);
+  const reader = new Uint8Array(20).fill(0xbb);
+  const readerCode = Buffer.from('4131600055' + '00', 'hex');
+  const entries = new Map<string, Uint8Array>();
+  const put = (store: string, key: Uint8Array, value: Uint8Array) => entries.set(store + Buffer.from(key).toString('hex'), value);
+  put(BANK_STORE, balanceKey(keys[0]!.address), encodeUint(100n * ETHER, 32));
+  put(EVM_STORE, codeKey(reader), readerCode);
+  put(EVM_STORE, codeHashKey(reader), keccak256(readerCode));
+  const view: StateView = { get: (store, key) => entries.get(store + Buffer.from(key).toString('hex')) };
+  const ctx = { height: 7, timeMs: 1_704_067_207_000, proposer: miner.address, baseFee: BASE_FEE, gasLimit: 30_000_000n };
+  const fee = { maxFeePerGas: 4n * GWEI, maxPriorityFeePerGas: 3n * GWEI };
+  const txs = [
+    signTx(keys[0]!, { nonce: 0, to: keys[1]!.address, value: 1n, ...fee }),
+    signTx(keys[0]!, { nonce: 1, to: keys[2]!.address, value: 1n, ...fee }),
+    // 2 × 21,000 × 3 gwei of tips: enough for the coinbase's own 21,000 × 4 gwei.
+    signTx(miner, { nonce: 0, to: keys[3]!.address, value: 0n, ...fee }),
+    signTx(keys[0]!, { nonce: 2, to: keys[1]!.address, value: 1n, ...fee }),
+    signTx(keys[0]!, { nonce: 3, to: reader, value: 0n, gasLimit: 60_000n, ...fee }),
+  ];
+  const direct = await executeBlockTxs(common, view, ctx, txs);
+  const interpreted = await executeBlockTxs(common, view, ctx, txs, { interpretTransfers: true });
+  t.same(summary(direct), summary(interpreted), 'the same block both ways');
+  t.same(direct.txs.map((x) => x.kind), ['executed', 'executed', 'executed', 'executed', 'executed'], "the coinbase's transfer was paid from its tips");
+  const stored = direct.changesets.find((c) => c.name === EVM_STORE)?.pairs.find((p) => p.key[0] === 0x03);
+  // Four tips of 21,000 × 3 gwei (the coinbase tips itself too), less what the coinbase paid.
+  const tipsBefore = 4n * 21_000n * 3n * GWEI - 21_000n * 4n * GWEI;
+  t.equal(stored && BigInt(`0x${Buffer.from(stored.value!).toString('hex')}`), tipsBefore, 'the contract saw every earlier tip in the coinbase balance');
+});
+
 t.test('accounts read ahead in one getMany per store give the same block as reads one by one', async (t) => {
   const ctx = { height: 7, timeMs: 1_704_067_207_000, proposer: coinbase.address, baseFee: BASE_FEE, gasLimit: 30_000_000n };
   for (let seed = 1; seed <= 6; seed++) {
