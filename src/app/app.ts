@@ -12,7 +12,9 @@ import type { Logger } from '../log/logger.js';
 import {
   CommitStore,
   CompositeStateStore,
+  encodeChangelogEntry,
   exportStream,
+  setEntryVersion,
   restoreMarkerPath,
   type ExportedStream,
   type CommitInfo,
@@ -324,21 +326,29 @@ export class App implements AppReader {
     const started = performance.now();
     this.#committing = true;
     let info: CommitInfo;
+    // Encoded once: the SC stages a copy, then the SS logs the same bytes at the new version.
+    let entry: Buffer;
     try {
-      this.#sc.applyChangesets(changesets);
+      entry = encodeChangelogEntry(0, changesets);
+      this.#sc.applyEncoded(entry);
       info = await this.#sc.commit();
     } finally {
       this.#committing = false;
     }
     const committed = performance.now();
     this.#observeStage('sc_commit', (committed - started) / 1000);
-    const ssChangesets = this.#pendingGenesis ? mergeChangesets(this.#pendingGenesis, changesets) : changesets;
+    const genesis = this.#pendingGenesis;
     this.#pendingGenesis = undefined;
     // After the SC was brought back below the SS (`stratad rollback --to-intact`), a
     // re-executed block's version is already in the SS from its first execution, which the
     // stored headers' app hashes confirm it reproduces; the SS never goes back.
     if (info.version < Number(this.#ss.latestVersion())) return info;
-    await this.#ss.applyChangesets(info.version, ssChangesets);
+    if (genesis) {
+      await this.#ss.applyChangesets(info.version, mergeChangesets(genesis, changesets));
+    } else {
+      setEntryVersion(entry, info.version);
+      await this.#ss.applyEncoded(entry);
+    }
     this.#observeStage('ss_apply', (performance.now() - committed) / 1000);
     return info;
   }

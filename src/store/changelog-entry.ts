@@ -40,6 +40,11 @@ function checkBytes(value: unknown, what: string): asserts value is Uint8Array {
   if (!(value instanceof Uint8Array)) throw new InvalidArgumentError(`${what} must be a Uint8Array or Buffer`);
 }
 
+/** Rewrites the version of an encoded entry in place (a block encoded once for the SC and then logged by the SS at its version). */
+export function setEntryVersion(entry: Buffer, version: Version): void {
+  entry.writeBigUInt64LE(toVersion(version), 0);
+}
+
 /** Encodes `changesets` at `version`; throws InvalidArgumentError for unusable input. */
 export function encodeChangelogEntry(version: Version, changesets: readonly NamedChangeset[]): Buffer {
   const v = toVersion(version);

@@ -312,7 +312,11 @@ export class CompositeStateStore {
    * is always in the Cosmos changelog too. Resolves once both sides have it durably.
    */
   async applyChangesets(version: Version, changesets: readonly NamedChangeset[]): Promise<void> {
-    const entry = encodeChangelogEntry(version, changesets);
+    await this.applyEncoded(encodeChangelogEntry(version, changesets));
+  }
+
+  /** {@link applyChangesets} of a block already encoded as a changelog entry at its version. */
+  async applyEncoded(entry: Buffer): Promise<void> {
     await this.cosmos.applyEncoded(entry);
     if (this.evm) await this.evm.applyBlock(entry);
   }

@@ -15,7 +15,7 @@ export {
   type PruneResult,
   type StoreStats,
 } from './state-store.js';
-export { encodeChangelogEntry } from './changelog-entry.js';
+export { encodeChangelogEntry, setEntryVersion } from './changelog-entry.js';
 export * from './errors.js';
 export {
   CompositeStateStore,

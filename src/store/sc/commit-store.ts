@@ -134,7 +134,14 @@ export class CommitStore {
 
   /** Stages one block's changesets for the next commit (`evm` goes to FlatKV). */
   applyChangesets(changesets: readonly NamedChangeset[]): void {
-    const entry = encodeChangelogEntry(0, changesets);
+    this.applyEncoded(encodeChangelogEntry(0, changesets));
+  }
+
+  /**
+   * {@link applyChangesets} of a block already encoded as a changelog entry (its version field
+   * is not read). The entry is copied: the caller may reuse the buffer once this returns.
+   */
+  applyEncoded(entry: Uint8Array): void {
     callSync(() => this.native.apply(entry));
   }
 
