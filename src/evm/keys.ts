@@ -55,6 +55,11 @@ export function storageKey(address: Uint8Array, slot: Uint8Array): Uint8Array {
   return key;
 }
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** Bytes read into one safe integer at a time when decoding. */
+const CHUNK_BYTES = 6;
+const CHUNK_BITS = BigInt(CHUNK_BYTES * 8);
+
 /** A non-negative integer as `width` big-endian bytes. */
 export function encodeUint(value: bigint, width: number): Uint8Array {
   if (value < 0n) throw new RangeError(`value ${value} does not fit in ${width} bytes`);
@@ -81,11 +86,6 @@ export function encodeUint(value: bigint, width: number): Uint8Array {
 function nibble(code: number): number {
   return code <= 0x39 ? code - 0x30 : code - 0x57;
 }
-
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-/** Bytes read into one safe integer at a time when decoding. */
-const CHUNK_BYTES = 6;
-const CHUNK_BITS = BigInt(CHUNK_BYTES * 8);
 
 /** Big-endian bytes as a bigint (empty = 0). */
 export function decodeUint(bytes: Uint8Array | undefined | null): bigint {
