@@ -42,6 +42,11 @@ export function signTransfers(senders: readonly Sender[], perSender: number, cha
   return out;
 }
 
+/** One eth_sendRawTransaction JSON-RPC body per raw transaction, ids in order. */
+export function sendRawTransactionBodies(raws: readonly string[]): string[] {
+  return raws.map((raw, i) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_sendRawTransaction', params: [raw] }));
+}
+
 /** What one transfer run measured. */
 export interface TransferRun {
   txs: number;
@@ -100,8 +105,7 @@ export async function runTransfers(port: number, raws: readonly string[], connec
     const started = performance.now();
     const deadline = started + timeoutMs;
     const inclusion = followInclusion(poller, fromBlock, raws.length, deadline);
-    const bodies = raws.map((raw, i) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_sendRawTransaction', params: [raw] }));
-    const submission = await sendEach({ port, bodies, connections, timeoutMs });
+    const submission = await sendEach({ port, bodies: sendRawTransactionBodies(raws), connections, timeoutMs });
     const done = await inclusion;
     if (Number.isNaN(done.at)) throw new InclusionTimeoutError(done.included, raws.length, timeoutMs, submission.firstError);
     const seconds = (done.at - started) / 1000;

@@ -148,7 +148,8 @@ class LoadConnection {
     }
     this.#pending = undefined;
     const ok = head.startsWith('http/1.1 200') && data.indexOf(ERROR_MARKER, bodyStart) < 0;
-    this.#tally.record(this.#sentAt, performance.now(), ok, () => data.toString('utf8', bodyStart, Math.min(bodyStart + length, bodyStart + 300)));
+    // The refusal's text is read only for a refusal: no closure per answered request.
+    this.#tally.record(this.#sentAt, performance.now(), ok, ok ? undefined : () => data.toString('utf8', bodyStart, Math.min(bodyStart + length, bodyStart + 300)));
     this.#send();
   }
 

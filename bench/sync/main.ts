@@ -38,7 +38,7 @@ import { cpuSnapshot, foreignCpuPercent, waitForQuietMachine } from '../rpc/cpu.
 import { sendEach } from '../rpc/load.js';
 import { initNodeHome, startNode, type NodeHome, type RunningProcess } from '../node/node-process.js';
 import { RpcClient } from '../node/rpc-client.js';
-import { signTransfers } from '../node/transfers.js';
+import { sendRawTransactionBodies, signTransfers } from '../node/transfers.js';
 
 const EVM_CHAIN_ID = 713715;
 const TXS_PER_BLOCK = 1_400;
@@ -97,8 +97,7 @@ class SubmitRefusedError extends Error {
  * cost per request is small: the submission time counts as the validator's work.
  */
 async function submit(port: number, raws: readonly string[]): Promise<void> {
-  const bodies = raws.map((raw, i) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_sendRawTransaction', params: [raw] }));
-  const result = await sendEach({ port, bodies, connections: SUBMIT_CONNECTIONS, timeoutMs: TIMEOUT_MS });
+  const result = await sendEach({ port, bodies: sendRawTransactionBodies(raws), connections: SUBMIT_CONNECTIONS, timeoutMs: TIMEOUT_MS });
   if (result.ok !== raws.length) throw new SubmitRefusedError(raws.length - result.ok, raws.length, result.firstError || 'none within the timeout');
 }
 
