@@ -356,8 +356,8 @@ export class BlockStore {
       if (header.height !== this.latest + 1) {
         throw new BlockStoreError(`block ${header.height} does not follow the latest stored block ${this.latest}; save block ${this.latest + 1} next`);
       }
-      const previous = this.blockByHeight(this.latest);
-      if (previous && !sameBytes(previous.hash, header.lastBlockHash)) {
+      const previous = this.hashAt(this.latest);
+      if (previous && !sameBytes(previous, header.lastBlockHash)) {
         throw new BlockStoreError(`block ${header.height}'s last block hash does not match stored block ${this.latest}`);
       }
     }
@@ -387,6 +387,7 @@ export class BlockStore {
     await this.kv.write(ops, { sync: true });
     this.latest = header.height;
     this.earliest ??= header.height;
+    this.hashes.set(header.height, hash);
     return hash;
   }
 

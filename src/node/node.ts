@@ -165,9 +165,17 @@ function portClaims(config: LoadedConfig, override: Partial<BoundPorts>): PortCl
  * Brings the state and the block store together after a crash inside block production, from
  * the proposal log: a state one block ahead is rolled back when the log proves that block
  * (the producer then builds, signs and stores exactly it again); a state ahead without that
- * proof is refused as before. Returns the proposal the producer resumes with, if any.
+ * proof is refused as before. A node that does not sign needs no proof: it only ever executes
+ * blocks its peers signed, so a state one block ahead is rolled back and block sync fetches
+ * that block again. Returns the proposal the producer resumes with, if any.
  */
-async function reconcileWithBlockStore(app: App, store: BlockStore, paths: HomePaths, logger: Logger): Promise<ResumedProposal | undefined> {
+async function reconcileWithBlockStore(
+  app: App,
+  store: BlockStore,
+  paths: HomePaths,
+  logger: Logger,
+  node: { signs: boolean },
+): Promise<ResumedProposal | undefined> {
   const file = proposalPath(paths.data);
   let proposal: Proposal | undefined;
   try {
@@ -183,6 +191,11 @@ async function reconcileWithBlockStore(app: App, store: BlockStore, paths: HomeP
     proposal = undefined;
   }
   const height = app.height();
+  if (height > stored && !proposal && !node.signs && height === stored + 1 && stored >= app.earliestHeight()) {
+    const appHash = await app.rollback(stored);
+    logger.warn('the state held a block the block store does not; rolled it back to apply it again from peers', { height, appHash: plainHex(appHash) });
+    return undefined;
+  }
   if (height > stored) {
     if (height !== stored + 1 || proposal?.height !== height) {
       throw new NodeStartError(
@@ -294,8 +307,11 @@ export class StrataNode {
       });
       // Serve only once the workers can take calls: a call must not spend its timeout waiting for one to load.
       await Promise.all([workers.calls.ready(), workers.traces.ready()]);
+      const isValidator =
+        validatorKey !== undefined &&
+        genesis.validators.some((v) => v.address.replace(/^0x/, '').toLowerCase() === validatorKey.address.toLowerCase());
       const stored = store.latestHeight() ?? 0;
-      const resume = await reconcileWithBlockStore(app, store, paths, logger);
+      const resume = await reconcileWithBlockStore(app, store, paths, logger, { signs: isValidator });
       await replayStoredBlocks(app, store, logger);
       const chain = new ChainProvider(app, store);
       const admissionBaseFee = importedNextBaseFee(chain.blocks) ?? BigInt(genesis.params.min_base_fee);
@@ -387,9 +403,6 @@ export class StrataNode {
       const ws = createHttpTransport(transportOptions);
       serveJsonRpc(ws, dispatcher, { http: '/', ws: '/', logger });
 
-      const isValidator =
-        validatorKey !== undefined &&
-        genesis.validators.some((v) => v.address.replace(/^0x/, '').toLowerCase() === validatorKey.address.toLowerCase());
       const validatorAddress = validatorKey ? Buffer.from(validatorKey.address, 'hex') : undefined;
       const consensus = createHttpTransport({ logger });
       const rpcAddr = config.node.rpc.laddr;

@@ -344,9 +344,13 @@ export class BlockSync {
       }
       await store.saveBlock(block, [], commit);
     } else {
+      // A restart rolls back a block executed but not stored (node.ts), except where the state
+      // cannot go back: the first block above its earliest height. Only there does the block
+      // go to the proposal log first, which proves it to the restart.
+      const logged = app.height() <= app.earliestHeight();
       const ours = app.height() === 0 ? await app.initChain() : app.appHash();
       if (!eq(ours, header.appHash)) throw new AppHashMismatchError(header.height, upper(block.hash), upper(ours), upper(header.appHash));
-      writeProposal(this.#deps.proposalPath, {
+      if (logged) writeProposal(this.#deps.proposalPath, {
         height: header.height,
         timeMs: header.timeMs,
         proposer: header.proposer,
@@ -375,7 +379,7 @@ export class BlockSync {
       if (problem !== undefined) throw new BlockResultsMismatchError(header.height, problem);
       await store.saveBlock(block, executed.map(storedReceipt), commit);
       syncCrashPoint('after-store', header.height);
-      removeProposal(this.#deps.proposalPath);
+      if (logged) removeProposal(this.#deps.proposalPath);
     }
     mempool.update(header.height, block.txs);
     this.#deps.logger.info('applied block from peers', { height: header.height, txs: block.txs.length });
