@@ -98,6 +98,15 @@ export interface BlockResult {
   receiptsRoot: Uint8Array;
 }
 
+/** A block's execution results before its commit: everything of BlockResult but the commit. */
+export type BlockExecution = Omit<BlockResult, 'version' | 'appHash'>;
+
+/**
+ * Work run beside a block's commit, once the block has executed (a follower writes the block
+ * there). It must not touch the state; `committed` resolves when the commit has.
+ */
+export type WhileCommitting = (execution: BlockExecution, committed: Promise<void>) => Promise<void>;
+
 /** The state a call or trace runs on: a committed height and its view. */
 export interface StateAt {
   readonly height: number;
@@ -263,9 +272,12 @@ export class App implements AppReader {
     return this.#genesisHash!;
   }
 
-  /** Executes, commits and stores one block; blocks must come in height order. */
-  executeBlock(header: BlockHeaderInput, rawTxs: readonly Uint8Array[]): Promise<BlockResult> {
-    const run = this.#executing.then(() => this.#executeBlock(header, rawTxs));
+  /**
+   * Executes and commits one block; blocks must come in height order. `whileCommitting` runs
+   * beside the commit, and the result waits for both (the first failure is thrown).
+   */
+  executeBlock(header: BlockHeaderInput, rawTxs: readonly Uint8Array[], whileCommitting?: WhileCommitting): Promise<BlockResult> {
+    const run = this.#executing.then(() => this.#executeBlock(header, rawTxs, whileCommitting));
     this.#executing = run.catch(() => undefined);
     return run;
   }
@@ -285,7 +297,7 @@ export class App implements AppReader {
     return run;
   }
 
-  async #executeBlock(header: BlockHeaderInput, rawTxs: readonly Uint8Array[]): Promise<BlockResult> {
+  async #executeBlock(header: BlockHeaderInput, rawTxs: readonly Uint8Array[], whileCommitting?: WhileCommitting): Promise<BlockResult> {
     this.#live();
     const expected = this.nextHeight();
     if (header.height !== expected) {
@@ -300,7 +312,21 @@ export class App implements AppReader {
       hashes: this.#blockHash,
     });
     this.#observeStage('execute', (performance.now() - started) / 1000);
-    const info = await this.#commit(perturbedForTest(header.height, execution.changesets));
+    const committing = this.#commit(perturbedForTest(header.height, execution.changesets));
+    let info: { version: number; appHash: Uint8Array };
+    if (whileCommitting === undefined) {
+      info = await committing;
+    } else {
+      const committed = committing.then(() => undefined);
+      committed.catch(() => undefined); // the outcome is taken from `committing` below
+      const { txs, gasUsed, logsBloom, receiptsRoot } = execution;
+      const beside = (async () => whileCommitting({ height: header.height, txs, gasUsed, logsBloom, receiptsRoot }, committed))();
+      // Both run to the end before this returns: the next block must not start while either does.
+      const [commitOutcome, besideOutcome] = await Promise.allSettled([committing, beside]);
+      if (commitOutcome.status === 'rejected') throw commitOutcome.reason;
+      if (besideOutcome.status === 'rejected') throw besideOutcome.reason;
+      info = commitOutcome.value;
+    }
     const skipped = execution.txs.filter((t) => t.kind === 'skipped').length;
     this.#logger.debug('executed block', {
       height: header.height,

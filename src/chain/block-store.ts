@@ -340,11 +340,22 @@ export class BlockStore {
 
   /**
    * Saves `block` with one receipt per tx (same order) and the signatures that committed it,
-   * in one synced write. The block must extend the latest one (height + 1, matching
-   * `lastBlockHash`) and its tx root must match its txs. A block imported from an Ethereum
-   * chain passes its `origin`: it is stored and found under its Ethereum hash.
+   * in one synced write, and publishes it. The block must extend the latest one (height + 1,
+   * matching `lastBlockHash`) and its tx root must match its txs. A block imported from an
+   * Ethereum chain passes its `origin`: it is stored and found under its Ethereum hash.
    */
   async saveBlock(block: Block, receipts: readonly Receipt[], commitSignatures: readonly CommitSignature[], origin?: ImportedOrigin): Promise<Buffer> {
+    const hash = await this.writeBlock(block, receipts, commitSignatures, origin);
+    this.publishBlock(block.header.height, hash);
+    return hash;
+  }
+
+  /**
+   * The write of saveBlock without its publication: the block is durable once this resolves,
+   * but reads do not see it (latestHeight, lookups by hash) until publishBlock. A follower
+   * writes a block while its state commits, and publishes it once the state can answer for it.
+   */
+  async writeBlock(block: Block, receipts: readonly Receipt[], commitSignatures: readonly CommitSignature[], origin?: ImportedOrigin): Promise<Buffer> {
     const { header } = block;
     if (receipts.length !== block.txs.length) {
       throw new BlockStoreError(`block ${header.height} has ${block.txs.length} txs but ${receipts.length} receipts; pass one receipt per tx`);
@@ -385,10 +396,17 @@ export class BlockStore {
       ops.push({ key: key(P_BLOOM, height), value: logsBloom(allLogs) });
     }
     await this.kv.write(ops, { sync: true });
-    this.latest = header.height;
-    this.earliest ??= header.height;
-    this.hashes.set(header.height, hash);
     return hash;
+  }
+
+  /** Makes the block writeBlock wrote at `height` (with hash `hash`) the latest. */
+  publishBlock(height: number, hash: Buffer): void {
+    if (height !== (this.latest ?? height - 1) + 1) {
+      throw new BlockStoreError(`cannot publish block ${height}: the latest published block is ${this.latest}`);
+    }
+    this.latest = height;
+    this.earliest ??= height;
+    this.hashes.set(height, hash);
   }
 
   /**

@@ -8,7 +8,7 @@
  * checks the results against the header and stores it. An app-hash mismatch halts applying
  * blocks for good (RPC keeps serving); a peer that sends a bad block is dropped.
  */
-import type { App } from '../app/index.js';
+import type { App, BlockExecution } from '../app/index.js';
 import { storedReceipt } from '../chain/executed-receipt.js';
 import { ZERO_HASH, decodeBlock, type StoredBlock } from '../chain/block.js';
 import type { BlockStore } from '../chain/block-store.js';
@@ -17,7 +17,7 @@ import { removeProposal, writeProposal } from '../chain/proposal.js';
 import type { ExecutedTx } from '../evm/executor.js';
 import type { Logger } from '../log/logger.js';
 import { PeerRequestError, type Peer, type PeerHost } from '../p2p/index.js';
-import { syncCrashPoint } from './crash-hook.js';
+import { syncCrashArmed, syncCrashPoint } from './crash-hook.js';
 import { AppHashMismatchError, BlockResultsMismatchError, BlockVerificationError, SyncMessageError } from './errors.js';
 import {
   ANNOUNCE_PROTOCOL,
@@ -67,6 +67,19 @@ export interface SyncState {
 interface Fetched {
   peer: Peer;
   blocks: StoredBlock[];
+  /** The first block's #prepare, started as soon as a range fetched ahead arrives. */
+  firstPrepared?: Promise<void>;
+}
+
+/** Why `execution` is not what `block`'s header says it produced; undefined when it is. */
+function resultsProblem(block: StoredBlock, execution: BlockExecution): string | undefined {
+  const { header } = block;
+  const executed = execution.txs.reduce((n, t) => (t.kind === 'executed' ? n + 1 : n), 0);
+  if (executed !== block.txs.length) return `${block.txs.length - executed} of its transactions were not executable here`;
+  if (!eq(execution.receiptsRoot, header.receiptsRoot)) return `receipts root ${upper(execution.receiptsRoot)}, header ${upper(header.receiptsRoot)}`;
+  if (execution.gasUsed !== header.gasUsed) return `gas used ${execution.gasUsed}, header ${header.gasUsed}`;
+  if (!eq(execution.logsBloom, header.logsBloom)) return 'the logs bloom differs';
+  return undefined;
 }
 
 /** Blocks a follower that was caught up may trail by and still not be catching up. */
@@ -257,14 +270,19 @@ export class BlockSync {
       }
       nextFrom = fetched.blocks[fetched.blocks.length - 1]!.header.height + 1;
       if (nextFrom <= Math.max(0, ...this.#heights.values())) {
-        pending = this.#fetch(nextFrom);
+        // The next range's first block is prepared as soon as it arrives, so the range
+        // boundary does not wait for a whole block's sender recovery.
+        pending = this.#fetch(nextFrom).then((next) => {
+          if (next) next.firstPrepared = this.#prepare(next.blocks[0]!);
+          return next;
+        });
         // Awaited later; marked handled now so a failure while blocks execute cannot crash the node.
         pending.catch(() => undefined);
       }
       // Each block's senders are recovered in one native batch while the block before it
       // executes; a block waits only for its own batch (which never fails: a tx it could not
       // decode is decoded again, and reported, by execution).
-      let prepared = this.#prepare(fetched.blocks[0]!);
+      let prepared = fetched.firstPrepared ?? this.#prepare(fetched.blocks[0]!);
       for (let i = 0; i < fetched.blocks.length; i++) {
         const block = fetched.blocks[i]!;
         if (this.#stopped) break;
@@ -360,24 +378,27 @@ export class BlockSync {
         appHash: header.appHash,
         txs: block.txs,
       });
-      const result = await app.executeBlock(
+      // The block is written while its state commits, and published (raised to latest) only
+      // once both are done, so no read sees it before its state. A crash between the two
+      // leaves either the state one block ahead (rolled back at start) or the block store one
+      // block ahead (replayed at start).
+      let hash: Buffer | undefined;
+      await app.executeBlock(
         { height: header.height, timeMs: header.timeMs, proposer: header.proposer, baseFee: header.baseFee, gasLimit: header.gasLimit },
         block.txs,
+        async (execution, committed) => {
+          const problem = resultsProblem(block, execution);
+          if (problem !== undefined) throw new BlockResultsMismatchError(header.height, problem);
+          if (syncCrashArmed('after-execute', header.height)) {
+            await committed;
+            syncCrashPoint('after-execute', header.height);
+          }
+          const receipts = execution.txs.filter((t): t is ExecutedTx => t.kind === 'executed').map(storedReceipt);
+          hash = await store.writeBlock(block, receipts, commit);
+          syncCrashPoint('after-block-write', header.height);
+        },
       );
-      syncCrashPoint('after-execute', header.height);
-      const executed = result.txs.filter((t): t is ExecutedTx => t.kind === 'executed');
-      const problem =
-        executed.length !== block.txs.length
-          ? `${block.txs.length - executed.length} of its transactions were not executable here`
-          : !eq(result.receiptsRoot, header.receiptsRoot)
-            ? `receipts root ${upper(result.receiptsRoot)}, header ${upper(header.receiptsRoot)}`
-            : result.gasUsed !== header.gasUsed
-              ? `gas used ${result.gasUsed}, header ${header.gasUsed}`
-              : !eq(result.logsBloom, header.logsBloom)
-                ? 'the logs bloom differs'
-                : undefined;
-      if (problem !== undefined) throw new BlockResultsMismatchError(header.height, problem);
-      await store.saveBlock(block, executed.map(storedReceipt), commit);
+      store.publishBlock(header.height, hash!);
       syncCrashPoint('after-store', header.height);
       if (logged) removeProposal(this.#deps.proposalPath);
     }

@@ -5,8 +5,12 @@
  * crashed on purpose.
  */
 
-/** The steps of applying a block a test can kill the process after. */
-export const APPLY_STEPS = ['after-execute', 'after-store'] as const;
+/**
+ * The steps of applying a block a test can kill the process after: the state committed and
+ * the block not written; the block written while the state commits (the commit may or may not
+ * have finished); both done, before the block is published.
+ */
+export const APPLY_STEPS = ['after-execute', 'after-block-write', 'after-store'] as const;
 
 /** One step of applying a block. */
 export type ApplyStep = (typeof APPLY_STEPS)[number];
@@ -21,7 +25,12 @@ const HOOK = ((): { step: ApplyStep; height: number } | undefined => {
   return { step: step as ApplyStep, height: Number(height) };
 })();
 
+/** Whether the hook names this step of this height (for a step that must first wait for it). */
+export function syncCrashArmed(step: ApplyStep, height: number): boolean {
+  return HOOK !== undefined && HOOK.step === step && HOOK.height === height;
+}
+
 /** Kills this process when the hook names this step of this height. */
 export function syncCrashPoint(step: ApplyStep, height: number): void {
-  if (HOOK && HOOK.step === step && HOOK.height === height) process.kill(process.pid, 'SIGKILL');
+  if (syncCrashArmed(step, height)) process.kill(process.pid, 'SIGKILL');
 }

@@ -1,7 +1,8 @@
 /**
- * A follower that joins late catches up; killed with SIGKILL while syncing — once right after
- * storing a block, once between executing a block and storing it — it restarts, resumes from
- * its last committed block and ends with the validator's chain, nothing lost. A block executed
+ * A follower that joins late catches up; killed with SIGKILL while syncing — right after
+ * storing a block, between executing a block and storing it, and after writing a block while
+ * its state commits — it restarts, resumes from its last committed block and ends with the
+ * validator's chain, nothing lost. A block executed
  * but not stored is rolled back at the restart without a proposal log (a follower signs
  * nothing, so it writes the log only for the first block above its earliest state).
  */
@@ -16,7 +17,7 @@ import { startNode } from '../node/fixtures/node-process.js';
 import { chainOf, rpcResult } from '../node/fixtures/rpc-client.js';
 import { consensus, followerHome, heightOf, validatorHome, waitUntil } from './fixtures/network.js';
 
-t.test('a late follower catches up across two kill -9 crashes', async (t) => {
+t.test('a late follower catches up across three kill -9 crashes', async (t) => {
   const validator = await validatorHome(t, 100);
   await startNode(t, validator);
   const chain = chainOf(validator.http, validator.ws);
@@ -41,10 +42,17 @@ t.test('a late follower catches up across two kill -9 crashes', async (t) => {
   t.match(run.output(), /applied block from peers .*height=16 /, 'the second run resumed after the stored block 15');
   t.notOk(existsSync(proposalPath(join(follower.home, 'data'))), 'the follower kept no proposal log for block 30');
 
+  // Third crash: block 35 written while its state commits, before it is published.
+  run = await startNode(t, follower, { env: { STRATA_TEST_SYNC_CRASH_AT: 'after-block-write@35' } });
+  ended = await run.ended;
+  t.equal(ended.signal, 'SIGKILL', 'the follower was killed after writing block 35');
+  t.match(run.output(), /rolled it back to apply it again from peers .*height=30/, 'the block executed but not stored was rolled back at start');
+
   run = await startNode(t, follower);
   const top = await heightOf(validator);
   await waitUntil(`the follower at ${top}`, async () => (await heightOf(follower)) >= top);
-  t.match(run.output(), /rolled it back to apply it again from peers .*height=30/, 'the block executed but not stored was rolled back at start');
+  t.match(run.output(), /applied block from peers .*height=36 /, 'the last run went on after the written block 35');
+  t.notMatch(run.output(), /applied block from peers .*height=35 /, 'block 35 came from the block store (replayed if its state had not committed), not from peers');
   await waitUntil('catching_up false', async () => ((await consensus(follower, '/status')).result.sync_info as { catching_up: boolean }).catching_up === false);
   for (let h = 1; h <= top; h++) {
     const tag = `0x${h.toString(16)}`;
