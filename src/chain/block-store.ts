@@ -134,7 +134,10 @@ const P_COMMIT = 0x07;
 const BLOOM_SCAN_BATCH = 1024;
 
 function key(prefix: number, suffix: Uint8Array): Buffer {
-  return Buffer.concat([Buffer.from([prefix]), suffix]);
+  const out = Buffer.allocUnsafe(1 + suffix.length);
+  out[0] = prefix;
+  out.set(suffix, 1);
+  return out;
 }
 
 /** Block hashes BlockStore.hashAt remembers: the BLOCKHASH window. */

@@ -264,3 +264,25 @@ t.test('a block being saved is not found by its hash or its txs before it is the
   t.equal(early, 0, `no receipt, tx or block hash was found above the latest height (${polls} lookups during 60 saves)`);
   await store.close();
 });
+
+t.test('a written block stays unpublished until publishBlock, and publishing keeps the chain order', async (t) => {
+  const store = await BlockStore.open(t.testdir());
+  await fillChain(store, 2);
+  const tx = fakeTx();
+  const block = signedBlock(3, store.hashAt(2)!, [tx]);
+  const hash = await store.writeBlock(block, [receipt()], []);
+  t.same(hash, blockHash(block.header), 'writeBlock answers the block hash');
+  t.equal(store.latestHeight(), 2, 'the latest height does not move on the write');
+  t.equal(store.heightOfHash(hash), undefined, 'the block is not found by its hash');
+  t.equal(store.txByHash(txHash(tx)), undefined, 'nor its tx');
+  t.equal(store.receipt(txHash(tx)), undefined, 'nor its receipt');
+  t.throws(() => store.publishBlock(4, hash), BlockStoreError, 'a height that does not follow the latest is refused');
+  store.publishBlock(3, hash);
+  t.equal(store.latestHeight(), 3, 'published: the latest height is the block');
+  t.equal(store.heightOfHash(hash), 3);
+  t.equal(store.receipt(txHash(tx))?.blockHeight, 3);
+  t.same(store.hashAt(3), hash, 'hashAt knows the published block');
+  const next = signedBlock(4, hash, []);
+  t.same(await store.saveBlock(next, [], []), blockHash(next.header), 'the chain goes on from the published block');
+  await store.close();
+});
