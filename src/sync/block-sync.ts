@@ -368,16 +368,18 @@ export class BlockSync {
       const logged = app.height() <= app.earliestHeight();
       const ours = app.height() === 0 ? await app.initChain() : app.appHash();
       if (!eq(ours, header.appHash)) throw new AppHashMismatchError(header.height, upper(block.hash), upper(ours), upper(header.appHash));
-      if (logged) writeProposal(this.#deps.proposalPath, {
-        height: header.height,
-        timeMs: header.timeMs,
-        proposer: header.proposer,
-        baseFee: header.baseFee,
-        gasLimit: header.gasLimit,
-        lastBlockHash: header.lastBlockHash,
-        appHash: header.appHash,
-        txs: block.txs,
-      });
+      if (logged) {
+        writeProposal(this.#deps.proposalPath, {
+          height: header.height,
+          timeMs: header.timeMs,
+          proposer: header.proposer,
+          baseFee: header.baseFee,
+          gasLimit: header.gasLimit,
+          lastBlockHash: header.lastBlockHash,
+          appHash: header.appHash,
+          txs: block.txs,
+        });
+      }
       // The block is written while its state commits, and published (raised to latest) only
       // once both are done, so no read sees it before its state. A crash between the two
       // leaves either the state one block ahead (rolled back at start) or the block store one
