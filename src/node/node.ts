@@ -191,7 +191,7 @@ async function reconcileWithBlockStore(
     proposal = undefined;
   }
   const height = app.height();
-  if (height > stored && !proposal && !node.signs && height === stored + 1 && stored >= app.earliestHeight()) {
+  if (!node.signs && !proposal && height === stored + 1 && stored >= app.earliestHeight()) {
     const appHash = await app.rollback(stored);
     logger.warn('the state held a block the block store does not; rolled it back to apply it again from peers', { height, appHash: plainHex(appHash) });
     return undefined;

@@ -8,7 +8,7 @@
 /**
  * The steps of applying a block a test can kill the process after: the state committed and
  * the block not written; the block written while the state commits (the commit may or may not
- * have finished); both done, before the block is published.
+ * have finished); both done and the block published.
  */
 export const APPLY_STEPS = ['after-execute', 'after-block-write', 'after-store'] as const;
 
