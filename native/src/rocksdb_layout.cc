@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <mutex>
 #include <thread>
 
 #include "encoding.h"
@@ -37,6 +38,14 @@ const char* MarkerKey(LayoutEngine::Marker marker) {
          : marker == LayoutEngine::Marker::kEarliest ? "s/earliest"
                                                      : "s/changelog_index";
 }
+
+// Set while the store may hold two entries of one key at one version (a block written again at
+// a version already written: genesis and block 1 share version 1, and a replayed ingest). Such a
+// pair is not two versions, but the compaction that drops the older one counts it as one.
+constexpr char kRewriteMarker[] = "s/version_rewritten";
+// Present from just before an ingest until its markers are written: a crash in between makes the
+// block replay, which ingests the same entries again.
+constexpr char kIngestingMarker[] = "s/ingesting";
 
 class UdtIterator final : public MvccIterator {
  public:
@@ -159,6 +168,15 @@ class RocksdbLayout final : public LayoutEngine {
     db_.reset(raw);
     default_cf_ = handles[0];
     data_cf_ = handles.size() > 1 ? handles[1] : nullptr;
+    last_version_ = ReadMarker(Marker::kLatest);
+    may_hold_rewrites_ = HasMarker(kRewriteMarker);
+    if (!options.read_only && HasMarker(kIngestingMarker)) {
+      rocksdb::WriteBatch batch;
+      ThrowIfError(batch.Put(default_cf_, kRewriteMarker, ""), "batch put");
+      ThrowIfError(batch.Delete(default_cf_, kIngestingMarker), "batch delete");
+      ThrowIfError(db_->Write(rocksdb::WriteOptions(), &batch), "record an interrupted ingest");
+      may_hold_rewrites_ = true;
+    }
   }
 
   ~RocksdbLayout() override {
@@ -170,7 +188,12 @@ class RocksdbLayout final : public LayoutEngine {
     SortedBlock block(entry, log_only_stores_);
     std::string ts = Timestamp(version);
     auto slice = [](std::string_view s) { return rocksdb::Slice(s.data(), s.size()); };
+    const bool rewrite = version <= last_version_;
+    last_version_ = std::max(last_version_, version);
     if (block.pairs().size() >= kBulkIngestPairs) {
+      rocksdb::WriteBatch before;
+      ThrowIfError(before.Put(default_cf_, kIngestingMarker, ""), "batch put");
+      WriteNotingRewrite(&before, rewrite, "mark ingest at version " + std::to_string(version));
       IngestSortedFile(db_.get(), data_cf_, data_options_, dir_, version, [&](rocksdb::SstFileWriter& w) {
         for (const auto& pair : block.pairs()) {
           if (pair.value) {
@@ -184,6 +207,7 @@ class RocksdbLayout final : public LayoutEngine {
       rocksdb::WriteBatch markers;
       ThrowIfError(markers.Put(default_cf_, MarkerKey(Marker::kLatest), Timestamp(latest)), "batch put");
       ThrowIfError(markers.Put(default_cf_, MarkerKey(Marker::kAppliedIndex), Timestamp(changelog_index)), "batch put");
+      ThrowIfError(markers.Delete(default_cf_, kIngestingMarker), "batch delete");
       ThrowIfError(db_->Write(rocksdb::WriteOptions(), &markers), "write markers");
       return block.logical_bytes();
     }
@@ -197,7 +221,7 @@ class RocksdbLayout final : public LayoutEngine {
     }
     ThrowIfError(batch.Put(default_cf_, MarkerKey(Marker::kLatest), Timestamp(latest)), "batch put");
     ThrowIfError(batch.Put(default_cf_, MarkerKey(Marker::kAppliedIndex), Timestamp(changelog_index)), "batch put");
-    ThrowIfError(db_->Write(rocksdb::WriteOptions(), &batch), "write block at version " + std::to_string(version));
+    WriteNotingRewrite(&batch, rewrite, "write block at version " + std::to_string(version));
     return block.logical_bytes();
   }
 
@@ -269,6 +293,7 @@ class RocksdbLayout final : public LayoutEngine {
     // every drop happens in a compaction, where RocksDB counts it.
     ThrowIfError(db_->Flush(rocksdb::FlushOptions(), data_cf_), "flush before prune");
     while (BackgroundWorkPending()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    DropRewrittenEntries();
     uint64_t dropped_before = DroppedVersions();
     std::string ts_low = Timestamp(version + 1);
     // RocksDB refuses to lower the mark with InvalidArgument: an earlier, higher prune stands.
@@ -300,6 +325,7 @@ class RocksdbLayout final : public LayoutEngine {
     db_.reset(raw);
     default_cf_ = handles[0];
     data_cf_ = handles[1];
+    last_version_ = std::min(last_version_, version);
   }
 
   void Import(uint64_t version, const std::vector<ImportItem>& items, uint64_t latest) override {
@@ -328,6 +354,46 @@ class RocksdbLayout final : public LayoutEngine {
   }
 
  private:
+  bool HasMarker(const char* key) {
+    std::string value;
+    rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), default_cf_, key, &value);
+    if (s.IsNotFound()) return false;
+    ThrowIfError(s, std::string("read marker ") + key);
+    return true;
+  }
+
+  /// Writes `batch`, first adding the rewrite marker when it writes a version written before.
+  void WriteNotingRewrite(rocksdb::WriteBatch* batch, bool rewrite, const std::string& what) {
+    if (!rewrite) {
+      ThrowIfError(db_->Write(rocksdb::WriteOptions(), batch), what);
+      return;
+    }
+    std::lock_guard<std::mutex> lock(rewrite_mu_);
+    ThrowIfError(batch->Put(default_cf_, kRewriteMarker, ""), "batch put");
+    ThrowIfError(db_->Write(rocksdb::WriteOptions(), batch), what);
+    may_hold_rewrites_ = true;
+    ++rewrite_generation_;
+  }
+
+  /// Compacts away the older entry of each key written twice at one version, so that the
+  /// counted compaction of a prune drops only versions.
+  void DropRewrittenEntries() {
+    uint64_t generation;
+    {
+      std::lock_guard<std::mutex> lock(rewrite_mu_);
+      if (!may_hold_rewrites_) return;
+      generation = rewrite_generation_;
+    }
+    rocksdb::CompactRangeOptions options;
+    options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+    ThrowIfError(db_->CompactRange(options, data_cf_, nullptr, nullptr), "compact entries written twice");
+    while (BackgroundWorkPending()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::lock_guard<std::mutex> lock(rewrite_mu_);
+    if (generation != rewrite_generation_) return;  // written again meanwhile: the next prune compacts
+    ThrowIfError(db_->Delete(rocksdb::WriteOptions(), default_cf_, kRewriteMarker), "clear rewrite marker");
+    may_hold_rewrites_ = false;
+  }
+
   uint64_t DroppedVersions() const {
     // Versions hidden by a newer one below full_history_ts_low count as "newer entry" drops.
     if (!statistics_) return 0;
@@ -356,6 +422,10 @@ class RocksdbLayout final : public LayoutEngine {
   // Owned by db_; destroyed through DestroyColumnFamilyHandle before it closes.
   rocksdb::ColumnFamilyHandle* default_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* data_cf_ = nullptr;
+  uint64_t last_version_ = 0;  // highest version written; only the writer thread touches it
+  std::mutex rewrite_mu_;      // the rewrite marker, its flag and generation
+  bool may_hold_rewrites_ = false;
+  uint64_t rewrite_generation_ = 0;
 };
 
 }  // namespace
