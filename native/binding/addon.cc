@@ -6,6 +6,7 @@
 #include "addon_data.h"
 #include "binding_base.h"
 #include "commit_store_binding.h"
+#include "keccak_binding.h"
 #include "memory_budget_binding.h"
 #include "mvcc_iterator_binding.h"
 #include "plain_kv_binding.h"
@@ -26,6 +27,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   MemoryBudgetBinding::Init(env, exports);
   InitSenderRecovery(env, exports);
   InitProcessAllocator(env, exports);
+  InitKeccak(env, exports);
   env.AddCleanupHook([open_stores] { CloseAll(*open_stores); });
   return exports;
 }

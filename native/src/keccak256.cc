@@ -2,7 +2,7 @@
 // Keccak-f[1600] permutation: rate 136 bytes, 24 rounds.
 #include <cstring>
 
-#include "strata/sender_recovery.h"
+#include "strata/keccak256.h"
 
 namespace strata {
 namespace {
@@ -68,6 +68,13 @@ void Keccak256(const uint8_t* data, size_t size, uint8_t* out) {
   Absorb(a, last, kRate);
   Permute(a);
   for (size_t i = 0; i < 32; ++i) out[i] = static_cast<uint8_t>(a[i / 8] >> (8 * (i % 8)));
+}
+
+void Keccak256Many(const uint8_t* packed, const uint32_t* lengths, size_t count, uint8_t* out) {
+  for (size_t i = 0; i < count; ++i) {
+    Keccak256(packed, lengths[i], out + i * kKeccak256Bytes);
+    packed += lengths[i];
+  }
 }
 
 }  // namespace strata

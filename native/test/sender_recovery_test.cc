@@ -93,6 +93,23 @@ TEST(Keccak256Test, PublishedVectors) {
   EXPECT_NE(KeccakHex(std::string(135, 'a')), KeccakHex(std::string(136, 'a')));
 }
 
+TEST(Keccak256Test, ManyHashesEachPackedInputAsOne) {
+  // Lengths around the 136-byte rate, an empty input among them.
+  const std::vector<std::string> inputs = {"abc", "", std::string(135, 'x'), std::string(136, 'y'), std::string(137, 'z'),
+                                           std::string(300, 'w')};
+  std::string packed;
+  std::vector<uint32_t> lengths;
+  for (const auto& input : inputs) {
+    packed += input;
+    lengths.push_back(static_cast<uint32_t>(input.size()));
+  }
+  std::vector<uint8_t> out(inputs.size() * kKeccak256Bytes);
+  Keccak256Many(reinterpret_cast<const uint8_t*>(packed.data()), lengths.data(), lengths.size(), out.data());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    EXPECT_EQ(ToHex(out.data() + i * kKeccak256Bytes, kKeccak256Bytes), KeccakHex(inputs[i])) << "input " << i;
+  }
+}
+
 TEST(SenderRecoveryTest, Eip155ExampleTransaction) {
   // EIP-155's example: nonce 9, gas price 20 gwei, gas 21000, to 0x3535…35, value 1 ether,
   // chain id 1, signed by private key 0x4646…46; v = 37 (recovery id 0).

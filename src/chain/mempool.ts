@@ -334,7 +334,8 @@ export class Mempool {
    */
   update(height: number, committedTxs: readonly Uint8Array[]): void {
     this.height = height;
-    for (const raw of committedTxs) this.remove(plainHex(txHash(raw)));
+    // A follower catching up holds nothing to remove: no hash per committed tx then.
+    if (this.byHash.size > 0) for (const raw of committedTxs) this.remove(plainHex(txHash(raw)));
     for (const [sender, queue] of this.senders) {
       queue.accountNonce = this.options.accountNonce(sender);
       for (const tx of queue.values()) {

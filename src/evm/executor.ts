@@ -13,7 +13,7 @@ import { evmBlock, type BlockContext } from './block-context.js';
 import { NO_BLOCK_HASHES, blockHashChain, type BlockHashLookup } from './block-hashes.js';
 import { keccak256 } from '../util/keccak.js';
 import { BlockGasLimitReachedError, TxExecutionFailedError, TxRejectedError } from './errors.js';
-import { CoinbaseTips, TRANSFER_GAS, applyPlainTransfer, plainTransferParties, plainTransferReceiptHash, precompileSet } from './plain-transfer.js';
+import { CoinbaseTips, TRANSFER_GAS, TransferReceipts, applyPlainTransfer, plainTransferParties, precompileSet } from './plain-transfer.js';
 import { vmCommon } from './common.js';
 import { gethEvmOptions } from './returndata-bounds.js';
 import { OverlayStateManager, type StateView } from './state-manager.js';
@@ -162,6 +162,17 @@ function* touchedAccounts(txs: ReadonlyArray<DecodedTx | { error: unknown }>, co
   }
 }
 
+/** keccak256 of the block's receipt hashes end to end, the transfers' taken from `transfers`. */
+function receiptsRoot(hashes: ReadonlyArray<Uint8Array | number>, transfers: TransferReceipts): Buffer {
+  const transferHashes = transfers.hashes();
+  const all = Buffer.allocUnsafe(hashes.length * 32);
+  hashes.forEach((hash, i) => {
+    if (typeof hash === 'number') transferHashes.copy(all, i * 32, hash * 32, hash * 32 + 32);
+    else all.set(hash, i * 32);
+  });
+  return keccak256(all);
+}
+
 /** Runs `rawTxs` in order on `view` within the block `ctx`. */
 export async function executeBlockTxs(common: Common, view: StateView, ctx: BlockContext, rawTxs: readonly Uint8Array[], inputs: BlockInputs = {}): Promise<BlockExecution> {
   const decode = inputs.decode ?? ((raw: Uint8Array) => decodeTx(raw, common));
@@ -172,7 +183,9 @@ export async function executeBlockTxs(common: Common, view: StateView, ctx: Bloc
   const precompiles = precompileSet(common);
   const tips = new CoinbaseTips(block.header.coinbase);
   const txs: Array<ExecutedTx | SkippedTx> = [];
-  const receiptHashes: Uint8Array[] = [];
+  // Per executed tx, its receipt's hash, or for a plain transfer its index in `transferReceipts`.
+  const receiptHashes: Array<Uint8Array | number> = [];
+  const transferReceipts = new TransferReceipts();
   let gasUsed = 0n;
   let logCount = 0;
 
@@ -217,7 +230,7 @@ export async function executeBlockTxs(common: Common, view: StateView, ctx: Bloc
     if ('transferPrice' in outcome) {
       gasUsed += TRANSFER_GAS;
       receipt = transferReceipt(decoded, gasUsed, outcome.transferPrice);
-      receiptHashes.push(plainTransferReceiptHash(decoded.type, gasUsed));
+      receiptHashes.push(transferReceipts.add(decoded.type, gasUsed));
       vmError = undefined;
       returnData = new Uint8Array();
     } else {
@@ -250,7 +263,7 @@ export async function executeBlockTxs(common: Common, view: StateView, ctx: Bloc
     txs,
     gasUsed,
     logsBloom: bloom.bitvector,
-    receiptsRoot: keccak256(Buffer.concat(receiptHashes)),
+    receiptsRoot: receiptsRoot(receiptHashes, transferReceipts),
     changesets: state.changesets(),
   };
 }

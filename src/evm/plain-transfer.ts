@@ -11,7 +11,7 @@ import { getActivePrecompiles } from '@ethereumjs/evm';
 import type { Common } from '@ethereumjs/common';
 import { Account, KECCAK256_NULL, type Address } from '@ethereumjs/util';
 
-import { keccak256 } from '../util/keccak.js';
+import { keccak256Many } from '../store/index.js';
 import { rlpListHeader, uintBytes } from '../util/rlp.js';
 import type { OverlayStateManager } from './state-manager.js';
 import { effectiveGasPrice, type DecodedTx } from './validate.js';
@@ -107,31 +107,51 @@ export function applyPlainTransfer(state: OverlayStateManager, decoded: DecodedT
 
 const BLOOM_BYTES = 256;
 /** Room for a transfer receipt's encoding: type, list header, status, gas, bloom, no logs. */
-const receiptScratch = new Uint8Array(1 + 3 + 1 + 9 + 3 + BLOOM_BYTES + 1);
+const MAX_RECEIPT_BYTES = 1 + 3 + 1 + 9 + 3 + BLOOM_BYTES + 1;
 
 /**
- * keccak256 of a successful plain transfer's consensus receipt — `type ‖ rlp([1,
+ * The consensus receipts of a block's successful plain transfers — `type ‖ rlp([1,
  * cumulativeGasUsed, empty bloom, []])`, no type byte for a legacy tx — written straight into
- * one reused buffer: the generic encoder builds the same bytes from a dozen arrays.
+ * one buffer and hashed together once the block is done: the generic encoder builds the same
+ * bytes from a dozen arrays, and one native call hashes them all.
  */
-export function plainTransferReceiptHash(type: number, cumulativeGasUsed: bigint): Buffer {
-  const out = receiptScratch;
-  // The gas as an RLP string (cumulative gas is at least 21,000, so never a single byte).
-  const gas = uintBytes(cumulativeGasUsed);
-  let at = 0;
-  if (type !== 0) out[at++] = type;
-  const header = rlpListHeader(1 + 1 + gas.length + 3 + BLOOM_BYTES + 1);
-  out.set(header, at);
-  at += header.length;
-  out[at++] = 0x01;
-  out[at++] = 0x80 + gas.length;
-  out.set(gas, at);
-  at += gas.length;
-  out[at++] = 0xb9;
-  out[at++] = BLOOM_BYTES >> 8;
-  out[at++] = BLOOM_BYTES & 0xff;
-  out.fill(0, at, at + BLOOM_BYTES);
-  at += BLOOM_BYTES;
-  out[at++] = 0xc0;
-  return keccak256(out.subarray(0, at));
+export class TransferReceipts {
+  #packed = new Uint8Array(256 * MAX_RECEIPT_BYTES);
+  #at = 0;
+  readonly #lengths: number[] = [];
+
+  /** Adds the receipt of a transfer of `type` ending at `cumulativeGasUsed`; returns its index in hashes(). */
+  add(type: number, cumulativeGasUsed: bigint): number {
+    if (this.#packed.length - this.#at < MAX_RECEIPT_BYTES) {
+      const grown = new Uint8Array(this.#packed.length * 2);
+      grown.set(this.#packed.subarray(0, this.#at));
+      this.#packed = grown;
+    }
+    const out = this.#packed;
+    const start = this.#at;
+    // The gas as an RLP string (cumulative gas is at least 21,000, so never a single byte).
+    const gas = uintBytes(cumulativeGasUsed);
+    let at = start;
+    if (type !== 0) out[at++] = type;
+    const header = rlpListHeader(1 + 1 + gas.length + 3 + BLOOM_BYTES + 1);
+    out.set(header, at);
+    at += header.length;
+    out[at++] = 0x01;
+    out[at++] = 0x80 + gas.length;
+    out.set(gas, at);
+    at += gas.length;
+    out[at++] = 0xb9;
+    out[at++] = BLOOM_BYTES >> 8;
+    out[at++] = BLOOM_BYTES & 0xff;
+    out.fill(0, at, at + BLOOM_BYTES);
+    at += BLOOM_BYTES;
+    out[at++] = 0xc0;
+    this.#at = at;
+    return this.#lengths.push(at - start) - 1;
+  }
+
+  /** keccak256 of each receipt added, 32 bytes apiece in the order added. */
+  hashes(): Buffer {
+    return keccak256Many(this.#packed.subarray(0, this.#at), Uint32Array.from(this.#lengths));
+  }
 }

@@ -32,6 +32,7 @@ export { SplitSafetyCheckError, type SideVersions } from './split-checks.js';
 export { PruningManager, type PruningOptions, type Prunable } from './pruning-manager.js';
 export * from './sc/index.js';
 export { createMemoryBudget, type MemoryBudget, type MemoryBudgetSizes, type MemoryBudgetUsage } from './memory-budget.js';
+export { keccak256Many } from './keccak-many.js';
 export { limitMallocArenas, mallocArenas, mallocUsage, trimMalloc, type MallocUsage } from './process-allocator.js';
 export { PlainKv, prefixEnd, type PlainKvEntry, type PlainKvOp, type PlainKvOptions, type PlainKvRange } from './plain-kv.js';
 export * from './snapshots/index.js';

@@ -183,6 +183,8 @@ interface NativeModule {
   mallocArenas(): number;
   /** Returns free arena pages to the system on the libuv pool; resolves to the fall in resident bytes. */
   trimMalloc(): Promise<number>;
+  /** keccak256 of each input packed in `packed` (input i is `lengths[i]` bytes), 32 bytes each. */
+  keccak256Many(packed: Uint8Array, lengths: Uint32Array): Buffer;
   NativeMemoryBudget: new (sizes: { blockCacheBytes: number; writeBufferBytes: number }) => NativeMemoryBudget;
   /** A pool of `threads` native threads (0: one per core), joined when the object is collected. */
   NativeSenderRecovery: new (threads?: number) => NativeSenderRecovery;

@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "strata/keccak256.h"
+
 struct secp256k1_context_struct;
 
 namespace strata {
@@ -81,8 +83,5 @@ class SenderRecovery {
   std::deque<std::function<void()>> queue_;
   bool stopping_ = false;
 };
-
-/// keccak256 of `size` bytes at `data`, written to `out` (32 bytes).
-void Keccak256(const uint8_t* data, size_t size, uint8_t* out);
 
 }  // namespace strata
