@@ -116,14 +116,14 @@ const MAX_RECEIPT_BYTES = 1 + 3 + 1 + 9 + 3 + BLOOM_BYTES + 1;
  * bytes from a dozen arrays, and one native call hashes them all.
  */
 export class TransferReceipts {
-  #packed = new Uint8Array(256 * MAX_RECEIPT_BYTES);
+  #packed = new Uint8Array(0); // sized on the first transfer: most calls execute none
   #at = 0;
   readonly #lengths: number[] = [];
 
   /** Adds the receipt of a transfer of `type` ending at `cumulativeGasUsed`; returns its index in hashes(). */
   add(type: number, cumulativeGasUsed: bigint): number {
     if (this.#packed.length - this.#at < MAX_RECEIPT_BYTES) {
-      const grown = new Uint8Array(this.#packed.length * 2);
+      const grown = new Uint8Array(Math.max(this.#packed.length * 2, 64 * MAX_RECEIPT_BYTES));
       grown.set(this.#packed.subarray(0, this.#at));
       this.#packed = grown;
     }

@@ -165,7 +165,7 @@ t.test('accounts read ahead in one getMany per store give the same block as read
 });
 
 t.test('plain transfer receipt hashes are the hashes of @ethereumjs encodings, for every type and gas width', async (t) => {
-  // More receipts than the batch's first buffer holds, so it grows mid-block.
+  // More receipts than the batch's first buffer holds (64), so it grows several times mid-block.
   const receipts = new TransferReceipts();
   const expected: string[] = [];
   for (let round = 0; round < 12; round++) {
