@@ -17,38 +17,57 @@ constexpr uint64_t kRoundConstants[24] = {
     0x8000000000008002ULL, 0x8000000000000080ULL, 0x000000000000800aULL, 0x800000008000000aULL,
     0x8000000080008081ULL, 0x8000000000008080ULL, 0x0000000080000001ULL, 0x8000000080008008ULL};
 
-// Rotation offsets and lane order of the combined rho and pi steps.
-constexpr int kRho[24] = {1, 3, 6, 10, 15, 21, 28, 36, 45, 55, 2, 14, 27, 41, 56, 8, 25, 43, 62, 18, 39, 61, 20, 44};
-constexpr int kPi[24] = {10, 7, 11, 17, 18, 3, 5, 16, 8, 21, 24, 4, 15, 23, 19, 13, 12, 2, 20, 14, 22, 9, 6, 1};
+// Lane i is (x, y) = (i % 5, i / 5). Rho's rotation of each lane, and the lane pi moves it to:
+// (x, y) goes to (y, 2x + 3y mod 5).
+constexpr int kRho[25] = {0, 1, 62, 28, 27, 36, 44, 6, 55, 20, 3, 10, 43, 25, 39, 41, 45, 15, 21, 8, 18, 2, 61, 56, 14};
+constexpr int PiTarget(int i) { return (i / 5) + 5 * ((2 * (i % 5) + 3 * (i / 5)) % 5); }
 
-inline uint64_t Rotl(uint64_t x, int n) { return (x << n) | (x >> (64 - n)); }
+// Branch-free for n = 0 too (lane 0 is not rotated).
+inline uint64_t Rotl(uint64_t x, int n) { return (x << n) | (x >> ((64 - n) & 63)); }
 
+// Each step writes a fresh array from the last, so its 25 lanes are independent of one another
+// (a pi done in place is one long chain of loads and stores).
 void Permute(uint64_t a[25]) {
+  uint64_t b[25];
   for (int round = 0; round < 24; ++round) {
-    uint64_t c[5];
+    uint64_t c[5], d[5];
+#pragma GCC unroll 5
     for (int x = 0; x < 5; ++x) c[x] = a[x] ^ a[x + 5] ^ a[x + 10] ^ a[x + 15] ^ a[x + 20];
-    for (int x = 0; x < 5; ++x) {
-      uint64_t d = c[(x + 4) % 5] ^ Rotl(c[(x + 1) % 5], 1);
-      for (int y = 0; y < 25; y += 5) a[y + x] ^= d;
-    }
-    uint64_t carry = a[1];
-    for (int i = 0; i < 24; ++i) {
-      uint64_t next = a[kPi[i]];
-      a[kPi[i]] = Rotl(carry, kRho[i]);
-      carry = next;
-    }
+    d[0] = c[4] ^ Rotl(c[1], 1);
+    d[1] = c[0] ^ Rotl(c[2], 1);
+    d[2] = c[1] ^ Rotl(c[3], 1);
+    d[3] = c[2] ^ Rotl(c[4], 1);
+    d[4] = c[3] ^ Rotl(c[0], 1);
+#pragma GCC unroll 25
+    for (int i = 0; i < 25; ++i) b[PiTarget(i)] = Rotl(a[i] ^ d[i % 5], kRho[i]);
+#pragma GCC unroll 5
     for (int y = 0; y < 25; y += 5) {
-      uint64_t row[5];
-      for (int x = 0; x < 5; ++x) row[x] = a[y + x];
-      for (int x = 0; x < 5; ++x) a[y + x] = row[x] ^ (~row[(x + 1) % 5] & row[(x + 2) % 5]);
+      a[y + 0] = b[y + 0] ^ (~b[y + 1] & b[y + 2]);
+      a[y + 1] = b[y + 1] ^ (~b[y + 2] & b[y + 3]);
+      a[y + 2] = b[y + 2] ^ (~b[y + 3] & b[y + 4]);
+      a[y + 3] = b[y + 3] ^ (~b[y + 4] & b[y + 0]);
+      a[y + 4] = b[y + 4] ^ (~b[y + 0] & b[y + 1]);
     }
     a[0] ^= kRoundConstants[round];
   }
 }
 
-// Lanes are little-endian; the byte-wise xor keeps this correct on any host.
-void Absorb(uint64_t a[25], const uint8_t* block, size_t size) {
-  for (size_t i = 0; i < size; ++i) a[i / 8] ^= static_cast<uint64_t>(block[i]) << (8 * (i % 8));
+// Lanes are little-endian: on such a host a lane is one load, elsewhere it is built bytewise.
+inline uint64_t LoadLane(const uint8_t* p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t lane;
+  std::memcpy(&lane, p, 8);
+  return lane;
+#else
+  uint64_t lane = 0;
+  for (int i = 7; i >= 0; --i) lane = (lane << 8) | p[i];
+  return lane;
+#endif
+}
+
+// Absorbs one full block of kRate bytes.
+void Absorb(uint64_t a[25], const uint8_t* block) {
+  for (size_t i = 0; i < kRate / 8; ++i) a[i] ^= LoadLane(block + 8 * i);
 }
 
 }  // namespace
@@ -56,7 +75,7 @@ void Absorb(uint64_t a[25], const uint8_t* block, size_t size) {
 void Keccak256(const uint8_t* data, size_t size, uint8_t* out) {
   uint64_t a[25] = {};
   while (size >= kRate) {
-    Absorb(a, data, kRate);
+    Absorb(a, data);
     Permute(a);
     data += kRate;
     size -= kRate;
@@ -65,7 +84,7 @@ void Keccak256(const uint8_t* data, size_t size, uint8_t* out) {
   if (size > 0) std::memcpy(last, data, size);
   last[size] ^= 0x01;
   last[kRate - 1] ^= 0x80;
-  Absorb(a, last, kRate);
+  Absorb(a, last);
   Permute(a);
   for (size_t i = 0; i < 32; ++i) out[i] = static_cast<uint8_t>(a[i / 8] >> (8 * (i % 8)));
 }
