@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/keccak256.h"
 #include "strata/sender_recovery.h"
 
 namespace {

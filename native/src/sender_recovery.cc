@@ -9,6 +9,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "strata/keccak256.h"
+
 namespace strata {
 namespace {
 

@@ -1,6 +1,7 @@
 // SenderRecovery and Keccak256 against published vectors (the keccak256 of "" and "abc", the
 // EIP-155 example transaction, the address of private key 1) and against signatures made here
 // with libsecp256k1's signer: a bad signature, an empty batch and a large batch on the pool.
+#include "strata/keccak256.h"
 #include "strata/sender_recovery.h"
 
 #include <gtest/gtest.h>

@@ -11,8 +11,6 @@
 #include <thread>
 #include <vector>
 
-#include "strata/keccak256.h"
-
 struct secp256k1_context_struct;
 
 namespace strata {
