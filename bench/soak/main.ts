@@ -7,6 +7,14 @@
  * eth_call `balanceOf` of varying holders, `callTracer` traces of recent transactions and 2%
  * hostile requests (see workload.ts and hostile.ts for the mix and rates).
  *
+ * `--new-account-share F` (default 0.1) is the share of ETH transfers that pay an address
+ * never paid before; the others pay one of the addresses paid so far. The state therefore
+ * grows by 19 accounts a second at the default rates, as a chain does whose traffic mostly
+ * moves value between existing accounts; `--new-account-share 1` grows it by 190 a second
+ * (114,000 accounts in a 10-minute run), and the memory that holds that new state (memiavl's
+ * tree until the next SC snapshot, RocksDB's caches filling to their budget) then shows in
+ * the RSS growth next to anything that leaks.
+ *
  * Figures and goals:
  * - `soakBlockIntervalP99Ms` ≤ 1.5 × `timeout_commit`: block intervals as a client sees them
  *   (arrival of each block at an `eth_blockNumber` poll every 20 ms);
@@ -120,6 +128,7 @@ async function main(): Promise<void> {
       without: { type: 'string', default: '' },
       'cpu-prof': { type: 'string' },
       'node-args': { type: 'string', default: '' },
+      'new-account-share': { type: 'string', default: '0.1' },
     },
   });
   // `--without k1,k2` drops request kinds from the mix, to tell which of them a figure comes from.
@@ -129,6 +138,8 @@ async function main(): Promise<void> {
   const mix = Object.fromEntries(Object.entries(DEFAULT_MIX).map(([k, plan]) => [k, without.includes(k as Kind) ? { ...plan, perSecond: 0 } : plan])) as typeof DEFAULT_MIX;
   const minutes = Number(values.minutes);
   if (!Number.isFinite(minutes) || minutes <= 0 || minutes > MAX_MINUTES) throw new RangeError(`--minutes must be a number in (0, ${MAX_MINUTES}], got ${values.minutes}`);
+  const newAccountShare = Number(values['new-account-share']);
+  if (!Number.isFinite(newAccountShare) || newAccountShare < 0 || newAccountShare > 1) throw new RangeError(`--new-account-share must be a number in [0, 1], got ${values['new-account-share']}`);
   const durationMs = minutes * 60_000;
   const warmupMs = durationMs >= 120_000 ? 60_000 : durationMs / 4;
 
@@ -139,7 +150,7 @@ async function main(): Promise<void> {
   const ethSenders = accounts.slice(1 + TOKEN_SENDERS).map(asSender);
   const perSecond = Object.values(mix).reduce((s, k) => s + k.perSecond, 0);
   const hostilePerSecond = HOSTILE_KINDS.reduce((s, k) => s + mix[k].perSecond, 0);
-  log(`bench:soak · ${minutes} min · ${rate(perSecond)} req/s scheduled (${mix.transfer.perSecond + mix.tokenTransfer.perSecond} tx/s, ${((hostilePerSecond / perSecond) * 100).toFixed(1)}% hostile${without.length ? `, without ${without.join(', ')}` : ''}) · 1 validator, ${BLOCK_MS} ms timeout_commit`);
+  log(`bench:soak · ${minutes} min · ${rate(perSecond)} req/s scheduled (${mix.transfer.perSecond + mix.tokenTransfer.perSecond} tx/s, ${((hostilePerSecond / perSecond) * 100).toFixed(1)}% hostile, ${(newAccountShare * 100).toFixed(0)}% of ETH transfers to new accounts${without.length ? `, without ${without.join(', ')}` : ''}) · 1 validator, ${BLOCK_MS} ms timeout_commit`);
 
   const started: RunningProcess[] = [];
   let watcher: BlockWatcher | undefined;
@@ -205,7 +216,7 @@ async function main(): Promise<void> {
 
     let lastReport = loadStart;
     const load: LoadLog = await runLoad(
-      { port: node.port, chainId: EVM_CHAIN_ID, token, limits, ethSenders, tokenSenders, watcher },
+      { port: node.port, chainId: EVM_CHAIN_ID, token, limits, ethSenders, tokenSenders, watcher, newAccountShare },
       durationMs,
       () => {
         // Progress once a minute, from the scheduler's tick.
@@ -277,6 +288,7 @@ async function main(): Promise<void> {
       without,
       scheduledPerSecond: perSecond,
       hostileShare: num(hostilePerSecond / perSecond),
+      newAccountShare,
       soakBlockIntervalP50Ms: num(intervals.p50),
       soakBlockIntervalP99Ms: num(intervals.p99),
       soakBlockIntervalMaxMs: num(intervals.max),

@@ -66,6 +66,8 @@ export interface LoadTarget {
   /** Senders that hold Token balance. */
   tokenSenders: SoakSender[];
   watcher: BlockWatcher;
+  /** Share of ETH transfers (0..1) that pay a new address; the rest pay one paid before. */
+  newAccountShare: number;
 }
 
 /** Latencies and counts of one kind. */
@@ -110,7 +112,7 @@ function holder(i: number): string {
   return `0x${(0xc0000000 + i).toString(16).padStart(40, '0')}`;
 }
 
-/** A fresh ETH recipient per transfer, so the state grows as with real traffic. */
+/** The n-th ETH recipient address. */
 function recipient(n: number): Uint8Array {
   return createKeccakHash('keccak256').update(`soak/${n}`).digest().subarray(12);
 }
@@ -136,7 +138,10 @@ export async function runLoad(target: LoadTarget, durationMs: number, abort: () 
   const busy = new Set<SoakSender>();
   const resync = new Set<SoakSender>();
   const cursor = { eth: 0, token: 0 };
-  let transfers = 0;
+  /** ETH recipients paid so far: recipient(0 … paidAccounts - 1). */
+  let paidAccounts = 0;
+  const nextRecipient = (): Uint8Array =>
+    paidAccounts === 0 || Math.random() < target.newAccountShare ? recipient(paidAccounts++) : recipient(Math.floor(Math.random() * paidAccounts));
   let tokenTransfers = 0;
   const pending = new Set<Promise<void>>();
 
@@ -222,7 +227,7 @@ export async function runLoad(target: LoadTarget, durationMs: number, abort: () 
       const common = { chainId: BigInt(target.chainId), nonce: sender.nonce, ...FEES };
       const raw =
         kind === 'transfer'
-          ? signEip1559({ ...common, gasLimit: 21_000n, to: recipient(transfers++), value: 1_000_000_000_000n, data: new Uint8Array() }, key)
+          ? signEip1559({ ...common, gasLimit: 21_000n, to: nextRecipient(), value: 1_000_000_000_000n, data: new Uint8Array() }, key)
           : signEip1559(
               {
                 ...common,
@@ -262,7 +267,7 @@ export async function runLoad(target: LoadTarget, durationMs: number, abort: () 
         return true;
       }
       case 'eth_getBalance': {
-        const who = Math.random() < 0.5 ? pick(target.ethSenders)!.address : hex(recipient(Math.floor(Math.random() * Math.max(1, transfers))));
+        const who = Math.random() < 0.5 ? pick(target.ethSenders)!.address : hex(recipient(Math.floor(Math.random() * Math.max(1, paidAccounts))));
         track(send(kind, rpc(kind, [who, 'latest'])));
         return true;
       }
