@@ -2,10 +2,9 @@
  * Blocks: header and block types, their RLP encoding, the block hash, the tx root, the
  * proposer's ed25519 signature and the Ethereum logs bloom.
  */
-import { decode as rlpDecode } from '@ethereumjs/rlp';
 import { createPrivateKey, createPublicKey, sign as edSign, verify as edVerify, type KeyObject } from 'node:crypto';
 import { keccak256, keccak256Memo } from './hash.js';
-import { encodeRlp, uintBytes } from '../util/rlp.js';
+import { decodeRlp, encodeRlp, uintBytes } from '../util/rlp.js';
 
 /** Header of a block; the field order is the hashing order. */
 export interface BlockHeader {
@@ -110,20 +109,22 @@ function headerFromFields(fields: unknown): BlockHeader {
   if (!Array.isArray(fields) || fields.length !== 12 || !fields.every((f) => f instanceof Uint8Array)) {
     throw new BlockFormatError('block header must be an RLP list of 12 byte strings');
   }
+  // The fixed-width fields are copied out of the decoded bytes: a header is kept (by caches,
+  // by RPC answers) long after its block's bytes could otherwise go.
   const f = fields as Uint8Array[];
   const header: BlockHeader = {
     chainId: bytesInt(f[0]!, 'chainId'),
     height: bytesNumber(f[1]!, 'height'),
     timeMs: bytesNumber(f[2]!, 'timeMs'),
-    proposer: f[3]!,
-    lastBlockHash: f[4]!,
-    appHash: f[5]!,
-    txRoot: f[6]!,
-    receiptsRoot: f[7]!,
+    proposer: f[3]!.slice(),
+    lastBlockHash: f[4]!.slice(),
+    appHash: f[5]!.slice(),
+    txRoot: f[6]!.slice(),
+    receiptsRoot: f[7]!.slice(),
     gasUsed: bytesInt(f[8]!, 'gasUsed'),
     gasLimit: bytesInt(f[9]!, 'gasLimit'),
     baseFee: bytesInt(f[10]!, 'baseFee'),
-    logsBloom: f[11]!,
+    logsBloom: f[11]!.slice(),
   };
   headerFields(header); // validates the fixed-width fields
   return header;
@@ -136,7 +137,7 @@ export function encodeHeader(header: BlockHeader): Uint8Array {
 
 /** Decodes `encodeHeader` output. */
 export function decodeHeader(encoded: Uint8Array): BlockHeader {
-  return headerFromFields(rlpDecode(encoded));
+  return headerFromFields(decodeRlp(encoded));
 }
 
 /** keccak256 of the header's RLP: the Ethereum- and consensus-facing block hash. */
@@ -160,9 +161,13 @@ export function encodeBlock(block: Block): Uint8Array {
   return encodeRlp([headerFields(block.header), block.txs, block.signature]);
 }
 
-/** Decodes `encodeBlock` output and computes the hash. */
+/**
+ * Decodes `encodeBlock` output and computes the hash. The transactions are views of `encoded`
+ * rather than a copy each: a follower decodes every block it syncs, and 1,400 small buffers a
+ * block are work for the allocator and the collector.
+ */
 export function decodeBlock(encoded: Uint8Array): StoredBlock {
-  const decoded = rlpDecode(encoded);
+  const decoded = decodeRlp(encoded);
   if (!Array.isArray(decoded) || decoded.length !== 3) throw new BlockFormatError('block must be an RLP list of 3 items');
   const [fields, txs, signature] = decoded;
   const header = headerFromFields(fields);
@@ -171,7 +176,7 @@ export function decodeBlock(encoded: Uint8Array): StoredBlock {
   }
   if (!(signature instanceof Uint8Array)) throw new BlockFormatError('block signature must be a byte string');
   expectLength(signature, 64, 'signature');
-  return { header, txs: txs as Uint8Array[], signature, hash: blockHash(header) };
+  return { header, txs: txs as Uint8Array[], signature: signature.slice(), hash: blockHash(header) };
 }
 
 /** The ed25519 private key object of a 32-byte seed. */

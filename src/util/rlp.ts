@@ -1,7 +1,9 @@
 /**
- * RLP encoding of byte strings and lists of them into one buffer. @ethereumjs/rlp gives the
- * same bytes but concatenates a new array at every level, and the block store encodes a
- * block and a receipt per transaction on the block path, so this sizes first and writes once.
+ * RLP encoding of byte strings and lists of them into one buffer, and decoding into views of
+ * the input. @ethereumjs/rlp gives the same bytes but concatenates a new array at every level,
+ * and decodes every byte string into a copy with its own ArrayBuffer; the block path encodes
+ * a block and a receipt per transaction and decodes every block a follower syncs, so this
+ * sizes first and writes once, and decodes without copying.
  */
 
 /** A byte string or a (nested) list of them. */
@@ -79,4 +81,59 @@ export function uintBytes(value: bigint | number): Uint8Array {
   }
   const hex = value.toString(16);
   return Buffer.from(hex.length % 2 ? `0${hex}` : hex, 'hex');
+}
+
+/** Thrown for bytes that are not one canonical RLP item. */
+export class RlpDecodeError extends Error {
+  override name = 'RlpDecodeError';
+}
+
+/** Big-endian length of `count` bytes at `at`, canonical: no leading zero, and not below 56. */
+function longLength(input: Uint8Array, at: number, count: number): number {
+  if (at + count > input.length) throw new RlpDecodeError(`length bytes run past the end of the input at offset ${at}`);
+  if (input[at] === 0) throw new RlpDecodeError(`length at offset ${at} has a leading zero byte`);
+  let length = 0;
+  for (let i = 0; i < count; i++) length = length * 256 + input[at + i]!;
+  if (length < 56) throw new RlpDecodeError(`length ${length} at offset ${at} must use the short form`);
+  return length;
+}
+
+/** Decodes the item at `at`; returns it and the offset after it. */
+function decodeItem(input: Uint8Array, at: number, end: number): [RlpInput, number] {
+  const first = input[at]!;
+  if (first < 0x80) return [input.subarray(at, at + 1), at + 1];
+  let start: number;
+  let length: number;
+  if (first <= 0xb7 || (first >= 0xc0 && first <= 0xf7)) {
+    start = at + 1;
+    length = first - (first <= 0xb7 ? 0x80 : 0xc0);
+  } else {
+    const count = first - (first <= 0xbf ? 0xb7 : 0xf7);
+    start = at + 1 + count;
+    length = longLength(input, at + 1, count);
+  }
+  const stop = start + length;
+  if (stop > end) throw new RlpDecodeError(`item at offset ${at} claims ${length} bytes, past the end of its enclosing item`);
+  if (first <= 0xbf) {
+    if (length === 1 && input[start]! < 0x80) throw new RlpDecodeError(`single byte below 0x80 at offset ${at} must be encoded as itself`);
+    return [input.subarray(start, stop), stop];
+  }
+  const items: RlpInput[] = [];
+  for (let next = start; next < stop; ) {
+    const [item, after] = decodeItem(input, next, stop);
+    items.push(item);
+    next = after;
+  }
+  return [items, stop];
+}
+
+/**
+ * Decodes one canonical RLP item that fills `input`, as @ethereumjs/rlp's decode does, but each
+ * byte string is a view of `input` (which it therefore keeps alive), not a copy.
+ */
+export function decodeRlp(input: Uint8Array): RlpInput {
+  if (input.length === 0) throw new RlpDecodeError('input is empty');
+  const [item, end] = decodeItem(input, 0, input.length);
+  if (end !== input.length) throw new RlpDecodeError(`${input.length - end} bytes follow the item`);
+  return item;
 }

@@ -1,13 +1,15 @@
 /**
  * The one-buffer RLP encoder gives @ethereumjs/rlp's bytes for every shape the node encodes:
  * single bytes on both sides of 0x80, strings and lists on both sides of each length-of-length
- * step (55/56, 255/256, 65535/65536), nesting, and integers of every width.
+ * step (55/56, 255/256, 65535/65536), nesting, and integers of every width. The decoder gives
+ * @ethereumjs/rlp's items as views of its input, and refuses what that decoder refuses (and an
+ * empty input, which it reads as an empty string).
  */
 import t from 'tap';
-import { encode } from '@ethereumjs/rlp';
+import { decode, encode } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes } from '@ethereumjs/util';
 
-import { encodeRlp, rlpListHeader, uintBytes, type RlpInput } from '../../src/util/rlp.js';
+import { RlpDecodeError, decodeRlp, encodeRlp, rlpListHeader, uintBytes, type RlpInput } from '../../src/util/rlp.js';
 
 let seed = 7;
 function random(): number {
@@ -73,4 +75,47 @@ t.test('a list header is the head of the list encoding', async (t) => {
     const list = encode(Array.from({ length: payload }, () => Uint8Array.of(1)));
     t.equal(hex(rlpListHeader(payload)), hex(list.subarray(0, list.length - payload)), `payload ${payload}`);
   }
+});
+
+/** The item as nested arrays of hex strings, for deep comparison. */
+function shape(item: unknown): unknown {
+  return item instanceof Uint8Array ? hex(item) : (item as unknown[]).map(shape);
+}
+
+t.test('decoding gives @ethereumjs/rlp\'s items, as views of the input', async (t) => {
+  let mismatches = 0;
+  for (let i = 0; i < 2000; i++) {
+    const encoded = encodeRlp(randomItem(0));
+    if (JSON.stringify(shape(decodeRlp(encoded))) !== JSON.stringify(shape(decode(encoded)))) mismatches++;
+  }
+  t.equal(mismatches, 0, '2,000 random nested items');
+  const txs = Array.from({ length: 1400 }, () => bytes(115));
+  const block = encodeRlp([txs, bytes(64)]);
+  const decoded = decodeRlp(block) as [Uint8Array[], Uint8Array];
+  t.equal(decoded[0].length, 1400);
+  t.ok(decoded[0].every((tx, i) => tx.buffer === block.buffer && hex(tx) === hex(txs[i]!)), 'each transaction is a view of the block bytes');
+  t.equal(hex(decodeRlp(Uint8Array.of(0x7f)) as Uint8Array), '7f', 'a single byte below 0x80 is itself');
+  t.same(decodeRlp(Uint8Array.of(0xc0)), [], 'empty list');
+  t.equal((decodeRlp(Uint8Array.of(0x80)) as Uint8Array).length, 0, 'empty string');
+});
+
+t.test('decoding refuses what is not one canonical item, as @ethereumjs/rlp does', async (t) => {
+  const bad: Array<[string, number[]]> = [
+    ['bytes after the item', [0x01, 0x02]],
+    ['a string longer than the input', [0x83, 0x01, 0x02]],
+    ['a list longer than the input', [0xc3, 0x01, 0x02]],
+    ['an item longer than its list', [0xc2, 0x82, 0x01, 0x02]],
+    ['a single byte below 0x80 with a header', [0x81, 0x05]],
+    ['a long form for a short string', [0xb8, 0x05, 1, 2, 3, 4, 5]],
+    ['a long form for a short list', [0xf8, 0x01, 0x01]],
+    ['a length with a leading zero', [0xb9, 0x00, 0x38, ...new Array(56).fill(1)]],
+    ['length bytes past the end', [0xbb, 0x01]],
+  ];
+  for (const [name, bytes] of bad) {
+    const input = Uint8Array.from(bytes);
+    t.throws(() => decode(input), `@ethereumjs/rlp refuses ${name}`);
+    t.throws(() => decodeRlp(input), RlpDecodeError, name);
+  }
+  // @ethereumjs/rlp reads no bytes at all as an empty string; no bytes hold no item.
+  t.throws(() => decodeRlp(new Uint8Array()), RlpDecodeError, 'empty input');
 });
