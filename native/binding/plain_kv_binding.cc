@@ -1,5 +1,6 @@
 #include "plain_kv_binding.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,41 @@ std::string ToBound(const Napi::Value& value, const char* what) {
   return std::string(ToBytes(value, what));
 }
 
+// Length word of a packed op whose value is a deletion.
+constexpr uint32_t kPackedDelete = 0xffffffffu;
+
+uint32_t ReadU32Le(const char* at) {
+  const auto* b = reinterpret_cast<const uint8_t*>(at);
+  return uint32_t{b[0]} | uint32_t{b[1]} << 8 | uint32_t{b[2]} << 16 | uint32_t{b[3]} << 24;
+}
+
+// The ops of writePacked's buffer: (u32 LE key length, key, u32 LE value length or
+// kPackedDelete, value) repeated to its end. Returns an error text for a malformed buffer.
+std::optional<std::string> ParsePackedOps(std::string_view packed, std::vector<PlainKvOp>* ops) {
+  size_t at = 0;
+  // The length word at `at` and, unless it marks a deletion, that many bytes after it.
+  auto field = [&](const char* what, std::optional<std::string>* out) -> std::optional<std::string> {
+    if (packed.size() - at < 4) return "the " + std::string(what) + " length at offset " + std::to_string(at) + " runs past the end";
+    const uint32_t length = ReadU32Le(packed.data() + at);
+    at += 4;
+    if (length == kPackedDelete && out != nullptr) return std::nullopt;
+    if (packed.size() - at < length) {
+      return "the " + std::string(what) + " of " + std::to_string(length) + " bytes at offset " + std::to_string(at) + " runs past the end";
+    }
+    if (out != nullptr) out->emplace(packed.data() + at, length);
+    at += length;
+    return std::nullopt;
+  };
+  while (at < packed.size()) {
+    PlainKvOp& op = ops->emplace_back();
+    const size_t key_at = at;
+    if (auto error = field("key", nullptr)) return error;
+    op.key.assign(packed.data() + key_at + 4, at - key_at - 4);
+    if (auto error = field("value", &op.value)) return error;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 void PlainKvBinding::Init(Napi::Env env, Napi::Object exports) {
@@ -37,6 +73,7 @@ void PlainKvBinding::Init(Napi::Env env, Napi::Object exports) {
              InstanceMethod<&PlainKvBinding::Get>("get"),
              InstanceMethod<&PlainKvBinding::GetMany>("getMany"),
              InstanceMethod<&PlainKvBinding::Write>("write"),
+             InstanceMethod<&PlainKvBinding::WritePacked>("writePacked"),
              InstanceMethod<&PlainKvBinding::Range>("range"),
          });
 }
@@ -88,6 +125,17 @@ Napi::Value PlainKvBinding::Write(const Napi::CallbackInfo& info) {
     Napi::Value value = values.Get(i);
     if (!value.IsNull() && !value.IsUndefined()) (*ops)[i].value = std::string(ToBytes(value, "value"));
   }
+  std::shared_ptr<PlainKv> kv = shared_store(env);
+  return PromiseWorker::Queue(env, Value(), [kv, ops, sync] { kv->Write(*ops, sync); });
+}
+
+Napi::Value PlainKvBinding::WritePacked(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::string_view packed = ToBytes(info[0], "packed ops");
+  const bool sync = info[1].IsBoolean() && info[1].As<Napi::Boolean>().Value();
+  // Parsed (and so copied) here: the JS buffer may change once this call returns.
+  auto ops = std::make_shared<std::vector<PlainKvOp>>();
+  if (auto error = ParsePackedOps(packed, ops.get())) ThrowInvalid(env, "writePacked: " + *error);
   std::shared_ptr<PlainKv> kv = shared_store(env);
   return PromiseWorker::Queue(env, Value(), [kv, ops, sync] { kv->Write(*ops, sync); });
 }

@@ -32,6 +32,8 @@ class PlainKvBinding : public StoreBinding<PlainKvBinding, PlainKv> {
   Napi::Value GetMany(const Napi::CallbackInfo& info);
   /// write(keys[], values[] (null = delete), sync): Promise<void>.
   Napi::Value Write(const Napi::CallbackInfo& info);
+  /// writePacked(packed, sync): write's ops from one buffer (see ParsePackedOps): Promise<void>.
+  Napi::Value WritePacked(const Napi::CallbackInfo& info);
   /// range(start | null, end | null, reverse, limit): [key0, value0, key1, value1, ...].
   Napi::Value Range(const Napi::CallbackInfo& info);
 };

@@ -34,7 +34,7 @@ import {
 } from './block.js';
 import { readUint64Be, uint64Be } from './hash.js';
 import { decodeImportedBlock, encodeImportedBlock, isImportedRecord, type ChainBlock, type ImportedOrigin } from './imported-block.js';
-import { PlainKv, type PlainKvOp, type PlainKvOptions } from '../store/index.js';
+import { PackedKvOps, PlainKv, type PlainKvOp, type PlainKvOptions } from '../store/index.js';
 import { encodeRlp, uintBytes } from '../util/rlp.js';
 import { LRUCache } from 'lru-cache';
 
@@ -377,28 +377,30 @@ export class BlockStore {
     }
     const hash = origin ? Buffer.from(origin.hash) : blockHash(header);
     const height = uint64Be(header.height);
-    const ops: PlainKvOp[] = [
-      { key: key(P_BLOCK, height), value: origin ? encodeImportedBlock(block, origin) : encodeBlock(block) },
-      { key: key(P_HASH, hash), value: height },
-      { key: key(P_COMMIT, height), value: encodeCommit(commitSignatures) },
-      { key: META_LATEST, value: height },
-    ];
-    if (this.earliest === undefined) ops.push({ key: META_EARLIEST, value: height });
+    const encoded = origin ? encodeImportedBlock(block, origin) : encodeBlock(block);
+    // About 200 bytes of index and receipt per transaction besides the block itself.
+    const ops = new PackedKvOps(encoded.length + 200 * block.txs.length + 1024);
+    ops.putPrefixed(P_BLOCK, height, encoded);
+    ops.putPrefixed(P_HASH, hash, height);
+    ops.putPrefixed(P_COMMIT, height, encodeCommit(commitSignatures));
+    ops.put(META_LATEST, height);
+    if (this.earliest === undefined) ops.put(META_EARLIEST, height);
     const txHashes = block.txs.map((raw) => txHash(raw));
-    block.txs.forEach((raw, index) => {
-      const position = Buffer.alloc(12);
-      height.copy(position, 0);
+    // Each position is written into one buffer and copied into the batch from there.
+    const position = Buffer.allocUnsafe(12);
+    height.copy(position, 0);
+    for (let index = 0; index < block.txs.length; index++) {
       position.writeUInt32BE(index, 8);
       const hashOfTx = txHashes[index]!;
-      ops.push({ key: key(P_TX, hashOfTx), value: position });
-      ops.push({ key: key(P_RECEIPT, hashOfTx), value: encodeReceipt(receipts[index]!) });
-    });
+      ops.putPrefixed(P_TX, hashOfTx, position);
+      ops.putPrefixed(P_RECEIPT, hashOfTx, encodeReceipt(receipts[index]!));
+    }
     const allLogs = receipts.flatMap((r) => r.logs);
     if (allLogs.length > 0) {
-      ops.push({ key: key(P_LOGS, height), value: encodeBlockLogs(receipts, hash, header.timeMs, txHashes) });
-      ops.push({ key: key(P_BLOOM, height), value: logsBloom(allLogs) });
+      ops.putPrefixed(P_LOGS, height, encodeBlockLogs(receipts, hash, header.timeMs, txHashes));
+      ops.putPrefixed(P_BLOOM, height, logsBloom(allLogs));
     }
-    await this.kv.write(ops, { sync: true });
+    await this.kv.writePacked(ops, { sync: true });
     return hash;
   }
 

@@ -34,6 +34,7 @@ export * from './sc/index.js';
 export { createMemoryBudget, type MemoryBudget, type MemoryBudgetSizes, type MemoryBudgetUsage } from './memory-budget.js';
 export { keccak256Many } from './keccak-many.js';
 export { limitMallocArenas, mallocArenas, mallocUsage, trimMalloc, type MallocUsage } from './process-allocator.js';
+export { PackedKvOps } from './packed-kv-ops.js';
 export { PlainKv, prefixEnd, type PlainKvEntry, type PlainKvOp, type PlainKvOptions, type PlainKvRange } from './plain-kv.js';
 export * from './snapshots/index.js';
 export {

@@ -144,6 +144,8 @@ export interface NativePlainKv {
   get(key: Uint8Array): Buffer | undefined;
   getMany(keys: Uint8Array[]): Array<Buffer | undefined>;
   write(keys: Uint8Array[], values: Array<Uint8Array | null>, sync: boolean): Promise<void>;
+  /** write's ops from one buffer in PackedKvOps' layout. */
+  writePacked(packed: Uint8Array, sync: boolean): Promise<void>;
   range(start: Uint8Array | null, end: Uint8Array | null, reverse: boolean, limit: number): Buffer[];
   /** A token another thread of this process passes to attach() to read this store. */
   share(): number;

@@ -5,6 +5,7 @@
 import { toStoreError } from './errors.js';
 import type { MemoryBudget } from './memory-budget.js';
 import { native, type NativePlainKv } from './native.js';
+import type { PackedKvOps } from './packed-kv-ops.js';
 
 /** How `PlainKv.open` treats the directory. */
 export interface PlainKvOptions {
@@ -101,6 +102,12 @@ export class PlainKv {
     const keys = ops.map((op) => op.key);
     const values = ops.map((op) => op.value);
     await typedAsync(() => this.handle.write(keys, values, options.sync));
+  }
+
+  /** Applies `ops` atomically, as write does, handing them to the store in one buffer. */
+  async writePacked(ops: PackedKvOps, options: { sync: boolean }): Promise<void> {
+    const packed = ops.bytes();
+    await typedAsync(() => this.handle.writePacked(packed, options.sync));
   }
 
   /** Pairs in `range`, in key order (descending when `reverse`). */
