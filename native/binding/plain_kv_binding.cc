@@ -39,27 +39,34 @@ uint32_t ReadU32Le(const char* at) {
 
 // The ops of writePacked's buffer: (u32 LE key length, key, u32 LE value length or
 // kPackedDelete, value) repeated to its end. Returns an error text for a malformed buffer.
+// Reads the length word at *at, advancing past it; an error text when it runs past the end.
+std::optional<std::string> TakeLength(std::string_view packed, const char* what, size_t* at, uint32_t* length) {
+  if (packed.size() - *at < 4) return "the " + std::string(what) + " length at offset " + std::to_string(*at) + " runs past the end";
+  *length = ReadU32Le(packed.data() + *at);
+  *at += 4;
+  return std::nullopt;
+}
+
+// Copies `length` bytes at *at into *out, advancing past them; an error text when they run past the end.
+std::optional<std::string> TakeBytes(std::string_view packed, const char* what, uint32_t length, size_t* at, std::string* out) {
+  if (packed.size() - *at < length) {
+    return "the " + std::string(what) + " of " + std::to_string(length) + " bytes at offset " + std::to_string(*at) + " runs past the end";
+  }
+  out->assign(packed.data() + *at, length);
+  *at += length;
+  return std::nullopt;
+}
+
 std::optional<std::string> ParsePackedOps(std::string_view packed, std::vector<PlainKvOp>* ops) {
   size_t at = 0;
-  // The length word at `at` and, unless it marks a deletion, that many bytes after it.
-  auto field = [&](const char* what, std::optional<std::string>* out) -> std::optional<std::string> {
-    if (packed.size() - at < 4) return "the " + std::string(what) + " length at offset " + std::to_string(at) + " runs past the end";
-    const uint32_t length = ReadU32Le(packed.data() + at);
-    at += 4;
-    if (length == kPackedDelete && out != nullptr) return std::nullopt;
-    if (packed.size() - at < length) {
-      return "the " + std::string(what) + " of " + std::to_string(length) + " bytes at offset " + std::to_string(at) + " runs past the end";
-    }
-    if (out != nullptr) out->emplace(packed.data() + at, length);
-    at += length;
-    return std::nullopt;
-  };
+  uint32_t length = 0;
   while (at < packed.size()) {
     PlainKvOp& op = ops->emplace_back();
-    const size_t key_at = at;
-    if (auto error = field("key", nullptr)) return error;
-    op.key.assign(packed.data() + key_at + 4, at - key_at - 4);
-    if (auto error = field("value", &op.value)) return error;
+    if (auto error = TakeLength(packed, "key", &at, &length)) return error;
+    if (auto error = TakeBytes(packed, "key", length, &at, &op.key)) return error;
+    if (auto error = TakeLength(packed, "value", &at, &length)) return error;
+    if (length == kPackedDelete) continue;
+    if (auto error = TakeBytes(packed, "value", length, &at, &op.value.emplace())) return error;
   }
   return std::nullopt;
 }

@@ -11,16 +11,10 @@ const DELETE = 0xffffffff;
 export class PackedKvOps {
   #buffer: Buffer;
   #length = 0;
-  #count = 0;
 
   /** A batch sized for about `expectedBytes` (it grows as needed). */
   constructor(expectedBytes = 4096) {
     this.#buffer = Buffer.allocUnsafe(Math.max(64, expectedBytes));
-  }
-
-  /** Ops added so far. */
-  get count(): number {
-    return this.#count;
   }
 
   /** Sets `key` to `value`, or deletes it when `value` is null. */
@@ -49,7 +43,6 @@ export class PackedKvOps {
     const out = this.#reserve(4 + length);
     out.writeUInt32LE(length, this.#length);
     this.#length += 4;
-    this.#count++;
     return out;
   }
 

@@ -55,7 +55,6 @@ t.test('a packed write applies its puts and deletes atomically, as write does', 
   ops.putPrefixed(0x62, b('key'), Buffer.alloc(300, 7));
   ops.put(b('empty'), new Uint8Array());
   ops.put(b('gone'), null);
-  t.equal(ops.count, 4);
   await kv.writePacked(ops, { sync: true });
   t.same(kv.get(b('a')), b('1'));
   t.same(kv.get(b('bkey')), Buffer.alloc(300, 7));
