@@ -35,7 +35,7 @@ import {
 import { readUint64Be, uint64Be } from './hash.js';
 import { decodeImportedBlock, encodeImportedBlock, isImportedRecord, type ChainBlock, type ImportedOrigin } from './imported-block.js';
 import { PackedKvOps, PlainKv, type PlainKvOp, type PlainKvOptions } from '../store/index.js';
-import { encodeRlp, uintBytes } from '../util/rlp.js';
+import { encodeRlp } from '../util/rlp.js';
 import { LRUCache } from 'lru-cache';
 
 /** Outcome of one transaction, as the executor reports it. */
@@ -52,7 +52,7 @@ export interface Receipt {
   gasUsed: bigint;
   cumulativeGasUsed: bigint;
   effectiveGasPrice: bigint;
-  logs: Log[];
+  logs: readonly Log[];
 }
 
 /** A log with its position in the chain, as eth_getLogs and receipts return it. */
@@ -188,14 +188,14 @@ function listOf(value: unknown): unknown[] {
 
 function encodeReceipt(receipt: Receipt): Uint8Array {
   return encodeRlp([
-    uintBytes(receipt.status),
-    uintBytes(receipt.txType),
+    receipt.status,
+    receipt.txType,
     receipt.from,
     receipt.to ?? new Uint8Array(0),
     receipt.contractAddress ?? new Uint8Array(0),
-    uintBytes(receipt.gasUsed),
-    uintBytes(receipt.cumulativeGasUsed),
-    uintBytes(receipt.effectiveGasPrice),
+    receipt.gasUsed,
+    receipt.cumulativeGasUsed,
+    receipt.effectiveGasPrice,
   ]);
 }
 
@@ -229,11 +229,11 @@ const LOG_RECORD_V2 = Uint8Array.of(2);
  * data], …]] with the logs in block order.
  */
 function encodeBlockLogs(receipts: readonly Receipt[], hash: Uint8Array, timeMs: number, txHashes: readonly Uint8Array[]): Uint8Array {
-  const items: Array<[Uint8Array, Uint8Array, Uint8Array, Uint8Array[], Uint8Array]> = [];
+  const items: Array<[number, Uint8Array, Uint8Array, Uint8Array[], Uint8Array]> = [];
   receipts.forEach((receipt, txIndex) => {
-    for (const log of receipt.logs) items.push([uintBytes(txIndex), txHashes[txIndex]!, log.address, log.topics, log.data]);
+    for (const log of receipt.logs) items.push([txIndex, txHashes[txIndex]!, log.address, log.topics, log.data]);
   });
-  return encodeRlp([LOG_RECORD_V2, hash, uintBytes(timeMs), items]);
+  return encodeRlp([LOG_RECORD_V2, hash, timeMs, items]);
 }
 
 /** A decoded log record; `block` is absent for a record of the older form, which names neither hash nor time. */
@@ -262,7 +262,7 @@ function decodeBlockLogs(encoded: Uint8Array): BlockLogRecord {
 }
 
 function encodeCommit(signatures: readonly CommitSignature[]): Uint8Array {
-  return encodeRlp(signatures.map((s) => [s.validatorAddress, uintBytes(s.timestampMs), s.signature]));
+  return encodeRlp(signatures.map((s) => [s.validatorAddress, s.timestampMs, s.signature]));
 }
 
 function decodeCommit(encoded: Uint8Array): CommitSignature[] {

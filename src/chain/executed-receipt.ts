@@ -1,6 +1,10 @@
 /** The block store's receipt of an executed transaction, the same on the validator and on a follower. */
+import type { Log } from './block.js';
 import type { Receipt } from './block-store.js';
 import type { ExecutedTx } from '../evm/executor.js';
+
+/** The logs of every receipt without any, shared: stored receipts are never changed. */
+const NO_LOGS: readonly Log[] = Object.freeze([]);
 
 /** Converts the executor's receipt of `tx` to the block store's. */
 export function storedReceipt(tx: ExecutedTx): Receipt {
@@ -13,6 +17,6 @@ export function storedReceipt(tx: ExecutedTx): Receipt {
     gasUsed: tx.receipt.gasUsed,
     cumulativeGasUsed: tx.receipt.cumulativeGasUsed,
     effectiveGasPrice: tx.receipt.effectiveGasPrice,
-    logs: tx.receipt.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data })),
+    logs: tx.receipt.logs.length === 0 ? NO_LOGS : tx.receipt.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data })),
   };
 }

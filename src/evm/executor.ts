@@ -34,7 +34,7 @@ export interface Receipt {
   status: 0 | 1;
   cumulativeGasUsed: bigint;
   gasUsed: bigint;
-  logs: ReceiptLog[];
+  logs: readonly ReceiptLog[];
   /** The created contract, for a contract creation that succeeded. */
   contractAddress: Uint8Array | undefined;
   effectiveGasPrice: bigint;
@@ -105,8 +105,10 @@ function toReceipt(result: RunTxResult, decoded: DecodedTx, cumulative: bigint, 
   };
 }
 
-/** The bloom of a receipt without logs, shared by every transfer receipt: receipts are never changed once made. */
+/** The bloom, logs and return data of a plain transfer, shared by all of them: receipts are never changed once made. */
 const EMPTY_BLOOM = new Uint8Array(256);
+const NO_LOGS: readonly ReceiptLog[] = Object.freeze([]);
+const NO_RETURN_DATA = new Uint8Array(0);
 
 /** The receipt of a plain transfer (always successful, no logs). */
 function transferReceipt(decoded: DecodedTx, cumulative: bigint, price: bigint): Receipt {
@@ -114,7 +116,7 @@ function transferReceipt(decoded: DecodedTx, cumulative: bigint, price: bigint):
     status: 1,
     cumulativeGasUsed: cumulative,
     gasUsed: TRANSFER_GAS,
-    logs: [],
+    logs: NO_LOGS,
     contractAddress: undefined,
     effectiveGasPrice: price,
     type: decoded.type,
@@ -232,7 +234,7 @@ export async function executeBlockTxs(common: Common, view: StateView, ctx: Bloc
       receipt = transferReceipt(decoded, gasUsed, outcome.transferPrice);
       receiptHashes.push(transferReceipts.add(decoded.type, gasUsed));
       vmError = undefined;
-      returnData = new Uint8Array();
+      returnData = NO_RETURN_DATA;
     } else {
       gasUsed += outcome.totalGasSpent;
       receipt = toReceipt(outcome, decoded, gasUsed, ctx.baseFee, logCount);

@@ -25,7 +25,7 @@ export function precompileSet(common: Common): ReadonlySet<string> {
 }
 
 function hasCode(account: Account | undefined): boolean {
-  return account !== undefined && !Buffer.from(account.codeHash).equals(KECCAK256_NULL);
+  return account !== undefined && Buffer.compare(account.codeHash, KECCAK256_NULL) !== 0;
 }
 
 /** The two accounts of a plain transfer, as read before it applies (undefined = absent). */

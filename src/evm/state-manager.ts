@@ -58,8 +58,11 @@ const ACCOUNT_FIELDS: ReadonlyArray<readonly [string, string, (address: Uint8Arr
 const ZERO_HASH = new Uint8Array(32);
 const EMPTY = new Uint8Array(0);
 
+// Buffer's latin1Slice reads any Uint8Array, so an id costs no Buffer view of its key.
+const latin1Slice = Buffer.prototype.latin1Slice as (this: Uint8Array, start: number, end: number) => string;
+
 function latin1(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  return latin1Slice.call(bytes, 0, bytes.length);
 }
 
 function entryId(store: string, key: Uint8Array): string {
@@ -70,7 +73,7 @@ function entryId(store: string, key: Uint8Array): string {
 
 function bytesEqual(a: Uint8Array | null | undefined, b: Uint8Array | null | undefined): boolean {
   if (!a || !b) return !a && !b;
-  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+  return a.length === b.length && Buffer.compare(a, b) === 0;
 }
 
 /** Strips leading zero bytes, as the EVM expects storage values (zero = empty). */
@@ -442,13 +445,14 @@ export class OverlayStateManager implements StateManagerInterface {
    */
   changesets(): NamedChangeset[] {
     const byStore = new Map<string, Array<{ id: string; key: Uint8Array; value: Uint8Array | null }>>();
-    for (const [id, entry] of this.#overlay.entries) {
-      if (id[0] === CLEARED_TAG) continue;
-      if (bytesEqual(entry.value, this.#base(id, entry.store, entry.key))) continue;
+    // forEach rather than for-of: an entries() iterator makes an [id, entry] array per key.
+    this.#overlay.entries.forEach((entry, id) => {
+      if (id[0] === CLEARED_TAG) return;
+      if (bytesEqual(entry.value, this.#base(id, entry.store, entry.key))) return;
       let pairs = byStore.get(entry.store);
       if (!pairs) byStore.set(entry.store, (pairs = []));
       pairs.push({ id, key: entry.key, value: entry.value });
-    }
+    });
     const out: NamedChangeset[] = [];
     for (const name of [...byStore.keys()].sort()) {
       const pairs = byStore.get(name)!;

@@ -8,8 +8,6 @@
  */
 import { SECP256K1_ORDER_DIV_2 } from '@ethereumjs/util';
 
-import { rlpListHeader } from '../util/rlp.js';
-
 const FEE_MARKET_TX_TYPE = 2;
 const MAX_UINT64 = (1n << 64n) - 1n;
 const MAX_UINT256 = (1n << 256n) - 1n;
@@ -17,51 +15,59 @@ const EMPTY_STRING = 0x80;
 const EMPTY_LIST = 0xc0;
 const ADDRESS_HEADER = 0x80 + 20;
 
-/** The fields of a type-2 transfer, with what sender recovery needs. */
+/**
+ * The fields of a type-2 transfer, and where in its bytes the parts sender recovery needs sit:
+ * the decoder allocates no message or signature, so a block's worth of decoded transfers stays
+ * small while their senders are recovered.
+ */
 export interface TransferFields {
   nonce: bigint;
   maxPriorityFeePerGas: bigint;
   maxFeePerGas: bigint;
   gasLimit: bigint;
-  /** The 20-byte recipient (a view into the raw bytes). */
-  to: Uint8Array;
+  /** Where the 20-byte recipient starts. */
+  toStart: number;
   value: bigint;
-  /** What the signature signs, 0x02 ‖ rlp(the fields before y-parity); its keccak256 is the signing hash. */
-  signingMessage: Uint8Array;
-  /** r ‖ s, each left-padded to 32 bytes. */
-  signature: Uint8Array;
+  /** The signed fields (chain id through access list): the signing message is 0x02 ‖ rlp list of them. */
+  signedStart: number;
+  signedEnd: number;
+  /** The value bytes of r and of s (each at most 32, no leading zero). */
+  rStart: number;
+  rEnd: number;
+  sStart: number;
+  sEnd: number;
   recoveryId: 0 | 1;
 }
 
-/** Where a field's value bytes sit within the raw encoding. */
-interface Span {
-  start: number;
-  end: number;
+/** Where the value bytes of the scalar whose header byte is at `at` begin. */
+function valueStart(raw: Uint8Array, at: number): number {
+  return raw[at]! < 0x80 ? at : at + 1;
 }
 
-/** Reads the byte string at `at` as @ethereumjs accepts a numeric field; undefined otherwise. */
-function scalar(raw: Uint8Array, at: number, maxBytes: number): Span | undefined {
+/** The end of the byte string at `at` when @ethereumjs accepts it as a numeric field; -1 otherwise. */
+function scalarEnd(raw: Uint8Array, at: number, maxBytes: number): number {
   const b = raw[at];
-  if (b === undefined) return undefined;
-  if (b < 0x80) return b === 0 ? undefined : { start: at, end: at + 1 }; // a lone 0x00 is a leading zero
+  if (b === undefined) return -1;
+  if (b < 0x80) return b === 0 ? -1 : at + 1; // a lone 0x00 is a leading zero
   const length = b - 0x80;
-  if (length > maxBytes) return undefined;
+  if (length > maxBytes) return -1;
   const start = at + 1;
   const end = start + length;
-  if (end > raw.length) return undefined;
-  if (length === 1 && raw[start]! < 0x80) return undefined; // non-canonical RLP
-  if (length > 0 && raw[start] === 0) return undefined; // leading zero
-  return { start, end };
+  if (end > raw.length) return -1;
+  if (length === 1 && raw[start]! < 0x80) return -1; // non-canonical RLP
+  if (length > 0 && raw[start] === 0) return -1; // leading zero
+  return end;
 }
 
-function uint(raw: Uint8Array, span: Span): bigint {
-  const length = span.end - span.start;
+/** The unsigned integer in raw[start, end). */
+function uint(raw: Uint8Array, start: number, end: number): bigint {
+  const length = end - start;
   if (length <= 6) {
     let n = 0;
-    for (let i = span.start; i < span.end; i++) n = n * 256 + raw[i]!;
+    for (let i = start; i < end; i++) n = n * 256 + raw[i]!;
     return BigInt(n);
   }
-  return BigInt('0x' + Buffer.from(raw.buffer, raw.byteOffset + span.start, length).toString('hex'));
+  return BigInt('0x' + Buffer.from(raw.buffer, raw.byteOffset + start, length).toString('hex'));
 }
 
 /**
@@ -90,66 +96,109 @@ export function decodeTransfer(raw: Uint8Array, chainId: Uint8Array): TransferFi
     return undefined;
   }
   if (at + payload !== raw.length) return undefined;
-  const fieldsStart = at;
+  const signedStart = at;
 
-  // Reads the numeric field at `at` and moves past it.
-  const next = (maxBytes: number): Span | undefined => {
-    const span = scalar(raw, at, maxBytes);
-    if (span) at = span.end;
-    return span;
-  };
   // chainId: exactly the chain's own encoding.
-  const id = next(32);
-  if (!id || id.end - id.start !== chainId.length) return undefined;
-  for (let i = 0; i < chainId.length; i++) if (raw[id.start + i] !== chainId[i]) return undefined;
-  const nonce = next(8);
-  const tip = next(32);
-  const feeCap = next(32);
-  const gas = next(8);
-  if (!nonce || !tip || !feeCap || !gas) return undefined;
+  const idAt = at;
+  at = scalarEnd(raw, idAt, 32);
+  if (at < 0) return undefined;
+  const idStart = valueStart(raw, idAt);
+  if (at - idStart !== chainId.length) return undefined;
+  for (let i = 0; i < chainId.length; i++) if (raw[idStart + i] !== chainId[i]) return undefined;
+  const nonceAt = at;
+  const tipAt = (at = scalarEnd(raw, nonceAt, 8));
+  if (tipAt < 0) return undefined;
+  const feeCapAt = (at = scalarEnd(raw, tipAt, 32));
+  if (feeCapAt < 0) return undefined;
+  const gasAt = (at = scalarEnd(raw, feeCapAt, 32));
+  if (gasAt < 0) return undefined;
+  at = scalarEnd(raw, gasAt, 8);
+  if (at < 0) return undefined;
   if (raw[at] !== ADDRESS_HEADER || at + 21 > raw.length) return undefined;
-  const to = raw.subarray(at + 1, at + 21);
-  at += 21;
-  const value = next(32);
-  if (!value) return undefined;
+  const toStart = at + 1;
+  const valueAt = (at += 21);
+  at = scalarEnd(raw, valueAt, 32);
+  if (at < 0) return undefined;
   if (raw[at] !== EMPTY_STRING || raw[at + 1] !== EMPTY_LIST) return undefined; // no calldata, no access list
   at += 2;
-  const fieldsEnd = at;
+  const signedEnd = at;
   // y-parity 0 encodes as the empty string; 1 as the byte itself.
   const parity = raw[at];
   if (parity !== EMPTY_STRING && parity !== 1) return undefined;
-  at += 1;
-  const r = next(32);
-  if (!r || r.end === r.start) return undefined;
-  const s = next(32);
-  if (!s || s.end === s.start) return undefined;
-  if (s.end !== raw.length) return undefined;
+  const rAt = at + 1;
+  const sAt = scalarEnd(raw, rAt, 32);
+  if (sAt < 0 || raw[rAt] === EMPTY_STRING) return undefined; // an empty r
+  const end = scalarEnd(raw, sAt, 32);
+  if (end < 0 || raw[sAt] === EMPTY_STRING || end !== raw.length) return undefined; // an empty s, or bytes after it
 
   const fields: TransferFields = {
-    nonce: uint(raw, nonce),
-    maxPriorityFeePerGas: uint(raw, tip),
-    maxFeePerGas: uint(raw, feeCap),
-    gasLimit: uint(raw, gas),
-    to,
-    value: uint(raw, value),
-    signingMessage: new Uint8Array(0),
-    signature: new Uint8Array(64),
+    nonce: uint(raw, valueStart(raw, nonceAt), tipAt),
+    maxPriorityFeePerGas: uint(raw, valueStart(raw, tipAt), feeCapAt),
+    maxFeePerGas: uint(raw, valueStart(raw, feeCapAt), gasAt),
+    gasLimit: uint(raw, valueStart(raw, gasAt), toStart - 1),
+    toStart,
+    value: uint(raw, valueStart(raw, valueAt), signedEnd - 2),
+    signedStart,
+    signedEnd,
+    rStart: valueStart(raw, rAt),
+    rEnd: sAt,
+    sStart: valueStart(raw, sAt),
+    sEnd: end,
     recoveryId: parity === 1 ? 1 : 0,
   };
   // @ethereumjs's range checks (EIP-2681 nonce, fee product, tip within cap, low s).
   if (fields.nonce >= MAX_UINT64) return undefined;
   if (fields.gasLimit * fields.maxFeePerGas > MAX_UINT256) return undefined;
   if (fields.maxFeePerGas < fields.maxPriorityFeePerGas) return undefined;
-  if (uint(raw, s) > SECP256K1_ORDER_DIV_2) return undefined;
-
-  fields.signature.set(raw.subarray(r.start, r.end), 32 - (r.end - r.start));
-  fields.signature.set(raw.subarray(s.start, s.end), 64 - (s.end - s.start));
-  const signed = fieldsEnd - fieldsStart;
-  const header = rlpListHeader(signed);
-  const message = new Uint8Array(1 + header.length + signed);
-  message[0] = FEE_MARKET_TX_TYPE;
-  message.set(header, 1);
-  message.set(raw.subarray(fieldsStart, fieldsEnd), 1 + header.length);
-  fields.signingMessage = message;
+  if (uint(raw, fields.sStart, fields.sEnd) > SECP256K1_ORDER_DIV_2) return undefined;
   return fields;
+}
+
+/** Bytes of the signing message of a decoded transfer. */
+export function signingMessageLength(fields: TransferFields): number {
+  const signed = fields.signedEnd - fields.signedStart;
+  return 1 + (signed < 56 ? 1 : signed < 256 ? 2 : 3) + signed;
+}
+
+/** Writes the signing message of `raw`'s decoded `fields` (0x02 ‖ rlp list of the signed fields) at `at`. */
+export function writeSigningMessage(raw: Uint8Array, fields: TransferFields, out: Uint8Array, at: number): void {
+  const signed = fields.signedEnd - fields.signedStart;
+  out[at++] = FEE_MARKET_TX_TYPE;
+  if (signed < 56) {
+    out[at++] = 0xc0 + signed;
+  } else if (signed < 256) {
+    out[at++] = 0xf8;
+    out[at++] = signed;
+  } else {
+    out[at++] = 0xf9;
+    out[at++] = signed >> 8;
+    out[at++] = signed & 0xff;
+  }
+  copyBytes(raw, fields.signedStart, fields.signedEnd, out, at);
+}
+
+/** Writes r ‖ s of `raw`'s decoded `fields`, each left-padded to 32 bytes, at `at` (64 bytes). */
+export function writeSignature(raw: Uint8Array, fields: TransferFields, out: Uint8Array, at: number): void {
+  out.fill(0, at, at + 64);
+  copyBytes(raw, fields.rStart, fields.rEnd, out, at + 32 - (fields.rEnd - fields.rStart));
+  copyBytes(raw, fields.sStart, fields.sEnd, out, at + 64 - (fields.sEnd - fields.sStart));
+}
+
+/** The signing message of `raw`'s decoded `fields`, in a new array. */
+export function signingMessage(raw: Uint8Array, fields: TransferFields): Uint8Array {
+  const out = new Uint8Array(signingMessageLength(fields));
+  writeSigningMessage(raw, fields, out, 0);
+  return out;
+}
+
+/** r ‖ s of `raw`'s decoded `fields`, in a new 64-byte array. */
+export function signature(raw: Uint8Array, fields: TransferFields): Uint8Array {
+  const out = new Uint8Array(64);
+  writeSignature(raw, fields, out, 0);
+  return out;
+}
+
+// A loop: for these few bytes a subarray view to set() from costs more than the copy.
+function copyBytes(source: Uint8Array, start: number, end: number, out: Uint8Array, at: number): void {
+  for (let i = start; i < end; i++) out[at++] = source[i]!;
 }

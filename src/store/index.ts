@@ -44,6 +44,6 @@ export {
   RECOVERY_ITEM_BYTES,
   type RecoveryItem,
   type RecoveredSenders,
-  type SignedMessage,
+  SignedMessageBatch,
   type RecoveredMessages,
 } from './sender-recovery.js';

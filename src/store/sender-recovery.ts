@@ -19,18 +19,60 @@ export interface RecoveryItem {
 /** A batch's answer: per item, the 20-byte sender address, or undefined when none recovers. */
 export type RecoveredSenders = Array<Uint8Array | undefined>;
 
-/** A signature to recover from what it signs, with the bytes whose keccak256 the pool also takes. */
-export interface SignedMessage {
-  /** What the signature signs (hashed with keccak256 on the pool). */
-  message: Uint8Array;
-  /** Bytes to hash alongside (a transaction's encoding: its hash). */
-  raw: Uint8Array;
-  signature: Uint8Array;
-  recoveryId: number;
-}
-
 /** Per signed message: its sender (undefined when none recovers) and keccak256 of its raw bytes. */
 export type RecoveredMessages = Array<{ sender: Uint8Array | undefined; rawHash: Buffer }>;
+
+/**
+ * Signed messages packed for {@link SenderRecovery.recoverMessages} as they are added: each as
+ * its recovery id, r ‖ s, the message (hashed with keccak256 on the pool) and the bytes hashed
+ * alongside it (a transaction's encoding). A block's batch costs one growing buffer, not an
+ * array or object per message.
+ */
+export class SignedMessageBatch {
+  #buffer: Buffer;
+  #length = 0;
+  readonly #lengths: number[] = [];
+
+  /** A batch sized for about `expectedBytes` (it grows as needed). */
+  constructor(expectedBytes = 4096) {
+    this.#buffer = Buffer.allocUnsafe(Math.max(256, expectedBytes));
+  }
+
+  /**
+   * Appends a message of `messageLength` bytes and its `raw` bytes. Answers where in
+   * {@link buffer} the caller writes r ‖ s (64 bytes) and, right after it, the message, before
+   * the next add. A recovery id other than 0 or 1 fails only this message.
+   */
+  add(recoveryId: number, messageLength: number, raw: Uint8Array): number {
+    const bytes = 1 + 64 + messageLength + raw.length;
+    if (this.#length + bytes > this.#buffer.length) {
+      const grown = Buffer.allocUnsafe(Math.max(2 * this.#buffer.length, this.#length + bytes));
+      this.#buffer.copy(grown, 0, 0, this.#length);
+      this.#buffer = grown;
+    }
+    const at = this.#length;
+    this.#buffer[at] = recoveryId === 0 || recoveryId === 1 ? recoveryId : 0xff;
+    this.#buffer.set(raw, at + 65 + messageLength);
+    this.#lengths.push(messageLength, raw.length);
+    this.#length += bytes;
+    return at + 1;
+  }
+
+  /** The buffer add's answers point into (replaced when the batch grows). */
+  get buffer(): Buffer {
+    return this.#buffer;
+  }
+
+  /** Messages added. */
+  get size(): number {
+    return this.#lengths.length / 2;
+  }
+
+  /** The packed messages and their (message, raw) lengths, as the native pool reads them. */
+  packed(): { bytes: Buffer; lengths: Int32Array } {
+    return { bytes: this.#buffer.subarray(0, this.#length), lengths: Int32Array.from(this.#lengths) };
+  }
+}
 
 const MESSAGE_ANSWER_BYTES = 53;
 
@@ -80,22 +122,16 @@ export class SenderRecovery {
   }
 
   /**
-   * Recovers `items` across the pool, hashing each message and raw encoding there too, so the
-   * JavaScript thread does no keccak256 for them.
+   * Recovers the messages of `batch` across the pool, hashing each message and raw encoding
+   * there too, so the JavaScript thread does no keccak256 for them.
    */
-  async recoverMessages(items: readonly SignedMessage[]): Promise<RecoveredMessages> {
-    if (items.length === 0) return [];
-    const lengths = new Int32Array(2 * items.length);
-    const parts: Uint8Array[] = [];
-    items.forEach((item, i) => {
-      if (item.signature.length !== 64) throw new RangeError(`signed message ${i} needs a 64-byte r‖s; got ${item.signature.length} bytes`);
-      parts.push(Uint8Array.of(item.recoveryId === 0 || item.recoveryId === 1 ? item.recoveryId : 0xff), item.signature, item.message, item.raw);
-      lengths[2 * i] = item.message.length;
-      lengths[2 * i + 1] = item.raw.length;
-    });
-    const answer = await this.#pool.recoverMessages(Buffer.concat(parts), lengths);
-    const out: RecoveredMessages = new Array(items.length);
-    for (let i = 0; i < items.length; i++) {
+  async recoverMessages(batch: SignedMessageBatch): Promise<RecoveredMessages> {
+    const count = batch.size;
+    if (count === 0) return [];
+    const { bytes, lengths } = batch.packed();
+    const answer = await this.#pool.recoverMessages(bytes, lengths);
+    const out: RecoveredMessages = new Array(count);
+    for (let i = 0; i < count; i++) {
       const at = answer.byteOffset + i * MESSAGE_ANSWER_BYTES;
       out[i] = {
         sender: answer[i * MESSAGE_ANSWER_BYTES] === 1 ? new Uint8Array(answer.buffer, at + 1, 20) : undefined,

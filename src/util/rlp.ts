@@ -6,8 +6,21 @@
  * sizes first and writes once, and decodes without copying.
  */
 
-/** A byte string or a (nested) list of them. */
-export type RlpInput = Uint8Array | readonly RlpInput[];
+/**
+ * A byte string, a non-negative integer (encoded as its minimal big-endian bytes, as
+ * @ethereumjs/rlp encodes numbers and bigints), or a (nested) list of them.
+ */
+export type RlpInput = Uint8Array | number | bigint | readonly RlpInput[];
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** A safe integer's value, checked non-negative; undefined when it needs bigint bytes. */
+function safeUint(item: number | bigint): number | undefined {
+  if (typeof item === 'bigint' && item > MAX_SAFE) return undefined;
+  const n = Number(item);
+  if (n < 0 || !Number.isSafeInteger(n)) throw new RangeError(`RLP encodes non-negative integers only; got ${item}`);
+  return n;
+}
 
 function lengthOfLength(length: number): number {
   let bytes = 0;
@@ -17,6 +30,11 @@ function lengthOfLength(length: number): number {
 
 /** Bytes of the item's header (0 for a single byte below 0x80) plus its payload. */
 function encodedLength(item: RlpInput, sizes: number[]): number {
+  if (typeof item === 'number' || typeof item === 'bigint') {
+    const n = safeUint(item);
+    if (n === undefined) return encodedLength(uintBytes(item), sizes);
+    return n < 0x80 ? 1 : 1 + lengthOfLength(n);
+  }
   if (item instanceof Uint8Array) {
     if (item.length === 1 && item[0]! < 0x80) return 1;
     return (item.length < 56 ? 1 : 1 + lengthOfLength(item.length)) + item.length;
@@ -41,6 +59,18 @@ function writeHeader(out: Buffer, at: number, short: number, long: number, lengt
 }
 
 function write(item: RlpInput, out: Buffer, at: number, sizes: number[], next: { slot: number }): number {
+  if (typeof item === 'number' || typeof item === 'bigint') {
+    let n = safeUint(item);
+    if (n === undefined) return write(uintBytes(item), out, at, sizes, next);
+    if (n < 0x80) {
+      out[at] = n === 0 ? 0x80 : n;
+      return at + 1;
+    }
+    const bytes = lengthOfLength(n);
+    out[at] = 0x80 + bytes;
+    for (let i = bytes; i > 0; i--, n = Math.floor(n / 256)) out[at + i] = n % 256;
+    return at + 1 + bytes;
+  }
   if (item instanceof Uint8Array) {
     if (item.length === 1 && item[0]! < 0x80) {
       out[at] = item[0]!;

@@ -20,7 +20,7 @@ import { createChainCommon } from '../../src/evm/common.js';
 import { nativeCrypto } from '../../src/evm/crypto.js';
 import { recoveryItemOf, signingHashOf } from '../../src/evm/signing.js';
 import { decodeTx, decodeTxs } from '../../src/evm/validate.js';
-import { SenderRecovery } from '../../src/store/index.js';
+import { SenderRecovery, SignedMessageBatch } from '../../src/store/index.js';
 import { native } from '../../src/store/native.js';
 import { CHAIN_ID, GWEI, testKey } from '../fixtures/chain.js';
 
@@ -166,17 +166,21 @@ t.test('signed messages: hashed and recovered on the pool, each with the hash of
   const txs = Array.from({ length: 40 }, (_, i) =>
     createFeeMarket1559Tx({ nonce: i, maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 21000n, to, value: BigInt(i) }, { common }).sign(testKey(i % 7).key),
   );
-  const messages = txs.map((tx) => {
+  const batch = new SignedMessageBatch(64); // grows past its first buffer
+  txs.forEach((tx, i) => {
     const item = recoveryItemOf(tx, tx.serialize())!;
-    return { message: tx.getMessageToSign(), raw: tx.serialize(), signature: item.signature, recoveryId: item.recoveryId };
+    const message = tx.getMessageToSign();
+    const at = batch.add(i === 3 ? 2 : item.recoveryId, message.length, tx.serialize());
+    batch.buffer.set(item.signature, at);
+    batch.buffer.set(message, at + 64);
   });
-  messages[3] = { ...messages[3]!, recoveryId: 2 };
-  const answers = await recovery.recoverMessages(messages);
+  t.equal(batch.size, 40);
+  const answers = await recovery.recoverMessages(batch);
   answers.forEach(({ sender, rawHash }, i) => {
     t.equal(bytesToHex(rawHash), bytesToHex(txs[i]!.hash()), `tx ${i}: the raw bytes' hash`);
     t.equal(hex(sender), i === 3 ? undefined : txs[i]!.getSenderAddress().toString(), `tx ${i}: the sender`);
   });
-  t.same(await recovery.recoverMessages([]), []);
+  t.same(await recovery.recoverMessages(new SignedMessageBatch()), []);
   // The native side checks the lengths against the bytes before anything runs.
   const pool = new native.NativeSenderRecovery(1);
   t.throws(() => pool.recoverMessages(new Uint8Array(70), Int32Array.of(5, 5)), /run past the packed bytes/);

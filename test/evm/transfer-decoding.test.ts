@@ -11,7 +11,7 @@ import { SECP256K1_ORDER_DIV_2, bigIntToUnpaddedBytes, bytesToHex, concatBytes }
 
 import { createChainCommon } from '../../src/evm/common.js';
 import { nativeCrypto } from '../../src/evm/crypto.js';
-import { decodeTransfer } from '../../src/evm/transfer-decoding.js';
+import { decodeTransfer, signature, signingMessage } from '../../src/evm/transfer-decoding.js';
 import { decodeTx, decodeTxs, minimumGas } from '../../src/evm/validate.js';
 import { SenderRecovery } from '../../src/store/index.js';
 import { keccak256 } from '../../src/util/keccak.js';
@@ -93,10 +93,10 @@ function fast(raw: Uint8Array): Record<string, string> | undefined {
     maxPriorityFeePerGas: fields.maxPriorityFeePerGas.toString(),
     maxFeePerGas: fields.maxFeePerGas.toString(),
     gasLimit: fields.gasLimit.toString(),
-    to: bytesToHex(fields.to),
+    to: bytesToHex(raw.subarray(fields.toStart, fields.toStart + 20)),
     value: fields.value.toString(),
-    signingHash: bytesToHex(keccak256(fields.signingMessage)),
-    signature: bytesToHex(fields.signature),
+    signingHash: bytesToHex(keccak256(signingMessage(raw, fields))),
+    signature: bytesToHex(signature(raw, fields)),
     recoveryId: String(fields.recoveryId),
     data: '0x',
     accessList: '0',

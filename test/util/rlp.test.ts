@@ -69,6 +69,18 @@ t.test('integers as minimal big-endian bytes', async (t) => {
   }
 });
 
+t.test('integer items encode as @ethereumjs/rlp encodes numbers and bigints', async (t) => {
+  const values = [0n, 1n, 0x7fn, 0x80n, 0xffn, 0x100n, 2n ** 32n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 64n - 1n, 2n ** 255n + 3n];
+  for (const value of values) {
+    t.equal(hex(encodeRlp(value)), hex(encode(value)), `${value}`);
+    t.equal(hex(encodeRlp([value, Uint8Array.of(9), [value]])), hex(encode([value, Uint8Array.of(9), [value]])), `${value} in lists`);
+    if (value <= BigInt(Number.MAX_SAFE_INTEGER)) t.equal(hex(encodeRlp(Number(value))), hex(encode(Number(value))), `${value} as a number`);
+  }
+  t.throws(() => encodeRlp([1, -1]), RangeError, 'a negative number is refused');
+  t.throws(() => encodeRlp(-1n), RangeError, 'a negative bigint is refused');
+  t.throws(() => encodeRlp(1.5), RangeError, 'a fraction is refused');
+});
+
 t.test('a list header is the head of the list encoding', async (t) => {
   for (const payload of [0, 1, 55, 56, 255, 256, 300, 65535, 65536]) {
     // `payload` one-byte items (each its own encoding) take exactly `payload` bytes.
