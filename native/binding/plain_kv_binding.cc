@@ -37,8 +37,6 @@ uint32_t ReadU32Le(const char* at) {
   return uint32_t{b[0]} | uint32_t{b[1]} << 8 | uint32_t{b[2]} << 16 | uint32_t{b[3]} << 24;
 }
 
-// The ops of writePacked's buffer: (u32 LE key length, key, u32 LE value length or
-// kPackedDelete, value) repeated to its end. Returns an error text for a malformed buffer.
 // Reads the length word at *at, advancing past it; an error text when it runs past the end.
 std::optional<std::string> TakeLength(std::string_view packed, const char* what, size_t* at, uint32_t* length) {
   if (packed.size() - *at < 4) return "the " + std::string(what) + " length at offset " + std::to_string(*at) + " runs past the end";
@@ -57,6 +55,8 @@ std::optional<std::string> TakeBytes(std::string_view packed, const char* what, 
   return std::nullopt;
 }
 
+// The ops of writePacked's buffer: (u32 LE key length, key, u32 LE value length or
+// kPackedDelete, value) repeated to its end. Returns an error text for a malformed buffer.
 std::optional<std::string> ParsePackedOps(std::string_view packed, std::vector<PlainKvOp>* ops) {
   size_t at = 0;
   uint32_t length = 0;

@@ -1,5 +1,5 @@
 /**
- * RLP encoding of byte strings and lists of them into one buffer, and decoding into views of
+ * RLP encoding of byte strings, integers and lists of them into one buffer, and decoding into views of
  * the input. @ethereumjs/rlp gives the same bytes but concatenates a new array at every level,
  * and decodes every byte string into a copy with its own ArrayBuffer; the block path encodes
  * a block and a receipt per transaction and decodes every block a follower syncs, so this
@@ -18,7 +18,7 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 function safeUint(item: number | bigint): number | undefined {
   if (typeof item === 'bigint' && item > MAX_SAFE) return undefined;
   const n = Number(item);
-  if (n < 0 || !Number.isSafeInteger(n)) throw new RangeError(`RLP encodes non-negative integers only; got ${item}`);
+  if (n < 0 || !Number.isSafeInteger(n)) throw new RangeError(`RLP encodes non-negative safe integers (a bigint above 2^53 - 1); got ${item}`);
   return n;
 }
 
