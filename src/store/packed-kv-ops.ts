@@ -5,67 +5,45 @@
  * no key buffer, op object or native call each.
  */
 
+import { GrowingBuffer } from '../util/growing-buffer.js';
+
 const DELETE = 0xffffffff;
 
 /** A write batch whose ops go to PlainKv.writePacked in one buffer. */
 export class PackedKvOps {
-  #buffer: Buffer;
-  #length = 0;
+  readonly #packed: GrowingBuffer;
 
   /** A batch sized for about `expectedBytes` (it grows as needed). */
   constructor(expectedBytes = 4096) {
-    this.#buffer = Buffer.allocUnsafe(Math.max(64, expectedBytes));
+    this.#packed = new GrowingBuffer(Math.max(64, expectedBytes));
   }
 
   /** Sets `key` to `value`, or deletes it when `value` is null. */
   put(key: Uint8Array, value: Uint8Array | null): void {
-    this.#key(key.length).set(key, this.#length);
-    this.#length += key.length;
-    this.#value(value);
+    const at = this.#op(key.length, value);
+    this.#packed.buffer.set(key, at);
   }
 
   /** put with the key `prefix` byte ‖ `suffix`, built in place. */
   putPrefixed(prefix: number, suffix: Uint8Array, value: Uint8Array | null): void {
-    const out = this.#key(1 + suffix.length);
-    out[this.#length] = prefix;
-    out.set(suffix, this.#length + 1);
-    this.#length += 1 + suffix.length;
-    this.#value(value);
+    const at = this.#op(1 + suffix.length, value);
+    const out = this.#packed.buffer;
+    out[at] = prefix;
+    out.set(suffix, at + 1);
   }
 
   /** The packed ops (a view of the batch's buffer, valid until the next op). */
   bytes(): Buffer {
-    return this.#buffer.subarray(0, this.#length);
+    return this.#packed.bytes();
   }
 
-  /** Writes a key's length word; returns the buffer, with room for the key after it. */
-  #key(length: number): Buffer {
-    const out = this.#reserve(4 + length);
-    out.writeUInt32LE(length, this.#length);
-    this.#length += 4;
-    return out;
-  }
-
-  #value(value: Uint8Array | null): void {
-    if (value === null) {
-      this.#reserve(4).writeUInt32LE(DELETE, this.#length);
-      this.#length += 4;
-      return;
-    }
-    const out = this.#reserve(4 + value.length);
-    out.writeUInt32LE(value.length, this.#length);
-    out.set(value, this.#length + 4);
-    this.#length += 4 + value.length;
-  }
-
-  /** The buffer, grown (doubling) to hold `bytes` more after the current end. */
-  #reserve(bytes: number): Buffer {
-    const needed = this.#length + bytes;
-    if (needed > this.#buffer.length) {
-      const grown = Buffer.allocUnsafe(Math.max(needed, this.#buffer.length * 2));
-      this.#buffer.copy(grown, 0, 0, this.#length);
-      this.#buffer = grown;
-    }
-    return this.#buffer;
+  /** Claims one op's bytes and writes its length words and value; answers where its key goes. */
+  #op(keyLength: number, value: Uint8Array | null): number {
+    const at = this.#packed.claim(8 + keyLength + (value === null ? 0 : value.length));
+    const out = this.#packed.buffer;
+    out.writeUInt32LE(keyLength, at);
+    out.writeUInt32LE(value === null ? DELETE : value.length, at + 4 + keyLength);
+    if (value !== null) out.set(value, at + 8 + keyLength);
+    return at + 4;
   }
 }

@@ -3,6 +3,7 @@
  * address, for many signatures at once, off the JavaScript thread. It lives with the store
  * because only this layer loads the native addon; it knows nothing of transactions.
  */
+import { GrowingBuffer } from '../util/growing-buffer.js';
 import { native, type NativeSenderRecovery } from './native.js';
 
 /** Bytes of one packed item: signing hash (32) ‖ r (32) ‖ s (32) ‖ recovery id (1). */
@@ -29,13 +30,12 @@ export type RecoveredMessages = Array<{ sender: Uint8Array | undefined; rawHash:
  * array or object per message.
  */
 export class SignedMessageBatch {
-  #buffer: Buffer;
-  #length = 0;
+  readonly #packed: GrowingBuffer;
   readonly #lengths: number[] = [];
 
   /** A batch sized for about `expectedBytes` (it grows as needed). */
   constructor(expectedBytes = 4096) {
-    this.#buffer = Buffer.allocUnsafe(Math.max(256, expectedBytes));
+    this.#packed = new GrowingBuffer(Math.max(256, expectedBytes));
   }
 
   /**
@@ -44,23 +44,17 @@ export class SignedMessageBatch {
    * the next add. A recovery id other than 0 or 1 fails only this message.
    */
   add(recoveryId: number, messageLength: number, raw: Uint8Array): number {
-    const bytes = 1 + 64 + messageLength + raw.length;
-    if (this.#length + bytes > this.#buffer.length) {
-      const grown = Buffer.allocUnsafe(Math.max(2 * this.#buffer.length, this.#length + bytes));
-      this.#buffer.copy(grown, 0, 0, this.#length);
-      this.#buffer = grown;
-    }
-    const at = this.#length;
-    this.#buffer[at] = recoveryId === 0 || recoveryId === 1 ? recoveryId : 0xff;
-    this.#buffer.set(raw, at + 65 + messageLength);
+    const at = this.#packed.claim(1 + 64 + messageLength + raw.length);
+    const out = this.#packed.buffer;
+    out[at] = recoveryId === 0 || recoveryId === 1 ? recoveryId : 0xff;
+    out.set(raw, at + 65 + messageLength);
     this.#lengths.push(messageLength, raw.length);
-    this.#length += bytes;
     return at + 1;
   }
 
   /** The buffer add's answers point into (replaced when the batch grows). */
   get buffer(): Buffer {
-    return this.#buffer;
+    return this.#packed.buffer;
   }
 
   /** Messages added. */
@@ -70,7 +64,7 @@ export class SignedMessageBatch {
 
   /** The packed messages and their (message, raw) lengths, as the native pool reads them. */
   packed(): { bytes: Buffer; lengths: Int32Array } {
-    return { bytes: this.#buffer.subarray(0, this.#length), lengths: Int32Array.from(this.#lengths) };
+    return { bytes: this.#packed.bytes(), lengths: Int32Array.from(this.#lengths) };
   }
 }
 
