@@ -10,4 +10,4 @@ home="${STRATA_HOME:-$HOME/.strata}"
 if [ ! -f "$home/config/genesis.json" ]; then
   node dist/src/cli/stratad.js init --chain-id strata-local-1 local --home "$home"
 fi
-exec node dist/src/cli/stratad.js start --home "$home"
+exec node --max-semi-space-size=64 dist/src/cli/stratad.js start --home "$home"

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Duration, loadConfig, renderAppToml, renderConfigToml } from '../../src/config/index.js';
+import { STRATAD_NODE_FLAGS } from '../../src/cli/node-flags.js';
 
 /** The repository root (this file runs from dist/bench/node). */
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -206,11 +207,11 @@ export async function waitForRpc(child: ChildProcess, port: number, output: () =
 }
 
 /**
- * Starts `stratad start --home` and waits until its EVM RPC answers. `nodeArgs` go to the
- * Node.js runtime (e.g. `--cpu-prof`).
+ * Starts `stratad start --home` with stratad's runtime flags and waits until its EVM RPC
+ * answers. `nodeArgs` go to the Node.js runtime too (e.g. `--cpu-prof`).
  */
 export async function startNode(home: NodeHome, nodeArgs: readonly string[] = []): Promise<RunningProcess> {
-  const child = spawn(process.execPath, [...nodeArgs, STRATAD, 'start', '--home', home.home], {
+  const child = spawn(process.execPath, [...STRATAD_NODE_FLAGS, ...nodeArgs, STRATAD, 'start', '--home', home.home], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
