@@ -18,9 +18,6 @@ import { StatusCommand } from './commands/status.js';
 import { TendermintUnsafeResetAllCommand } from './commands/tendermint-reset.js';
 import { TendermintShowNodeIdCommand, TendermintShowValidatorCommand } from './commands/tendermint-show.js';
 import { VERSION } from '../node/version.js';
-import { confineNodeFlagsToMainThread } from './node-flags.js';
-
-confineNodeFlagsToMainThread();
 
 const cli = new Cli({ binaryLabel: 'Strata node', binaryName: 'stratad', binaryVersion: VERSION });
 cli.register(Builtins.HelpCommand);

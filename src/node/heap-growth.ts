@@ -1,5 +1,6 @@
 /**
- * How far V8 lets a heap grow past what survived its last full collection. By default it
+ * The V8 heap settings `stratad start` makes before the node starts. How far V8 lets a heap
+ * grow past what survived its last full collection. By default it
  * may grow to several times that before collecting again, so a node under steady load keeps
  * taking memory for minutes (hundreds of MiB over its threads) without holding more live
  * data. A factor of 1.5 keeps the process near its live size: measured by `bench:soak` (5
@@ -17,4 +18,15 @@ const FLAG = '--heap-growing-percent';
 export function boundHeapGrowth(): void {
   if (process.execArgv.some((arg) => arg.startsWith(FLAG) || arg.startsWith('--heap_growing_percent'))) return;
   setFlagsFromString(`${FLAG}=${HEAP_GROWING_PERCENT}`);
+}
+
+/**
+ * Leaves the main thread's young-generation flag (`--max-semi-space-size`, which stratad's
+ * launchers pass: cli/node-flags.ts) to the main thread. V8's flag overrides the limit a
+ * worker asks for in `resourceLimits`, so without this each execution worker grew a 128 MiB
+ * nursery too (bench:soak: worker heaps +276 MiB in 10 minutes). The main isolate was sized
+ * when it was made and keeps the flag; isolates made afterwards use their own limits.
+ */
+export function confineYoungGenerationToMainThread(): void {
+  setFlagsFromString('--max-semi-space-size=0');
 }

@@ -1,8 +1,8 @@
 /**
  * Every way of launching `stratad` passes STRATAD_NODE_FLAGS, and V8 honours them: the
  * shebang line runs node with exactly those flags, the main thread's young generation grows
- * past the default size, and a worker started after confineNodeFlagsToMainThread keeps its
- * own limit.
+ * past the default size, and a worker started after confineYoungGenerationToMainThread
+ * keeps its own limit.
  */
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
@@ -53,11 +53,11 @@ t.test('with the flags the main thread\'s young generation grows past its defaul
   t.ok((run(STRATAD_NODE_FLAGS, program) as number) > 32, 'the flags let it grow further');
 });
 
-t.test('a worker started after confineNodeFlagsToMainThread keeps its own young-generation limit', async (t) => {
+t.test('a worker started after confineYoungGenerationToMainThread keeps its own young-generation limit', async (t) => {
   const program = (confine: boolean): string => `
 import { Worker } from 'node:worker_threads';
-import { confineNodeFlagsToMainThread } from './src/cli/node-flags.ts';
-${confine ? 'confineNodeFlagsToMainThread();' : ''}
+import { confineYoungGenerationToMainThread } from './src/node/heap-growth.ts';
+${confine ? 'confineYoungGenerationToMainThread();' : ''}
 ${GROW_NEW_SPACE}
 const worker = new Worker(${JSON.stringify(`(async () => { ${GROW_NEW_SPACE} (await import('node:worker_threads')).parentPort.postMessage(newSpaceMiB); })()`)}, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 12 } });
 worker.once('message', async (workerMiB) => { await worker.terminate(); console.log(JSON.stringify({ main: newSpaceMiB, worker: workerMiB })); });`;

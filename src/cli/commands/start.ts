@@ -5,7 +5,7 @@
  * An uncaught exception or unhandled rejection writes a crash report, then does the same.
  */
 import { Command, Option } from 'clipanion';
-import { boundHeapGrowth } from '../../node/heap-growth.js';
+import { boundHeapGrowth, confineYoungGenerationToMainThread } from '../../node/heap-growth.js';
 import { limitNativeArenas } from '../../node/malloc-arenas.js';
 import { StrataNode } from '../../node/node.js';
 import { defaultHome } from '../../node/home.js';
@@ -33,6 +33,7 @@ export class StartCommand extends Command {
 
   override async execute(): Promise<number> {
     boundHeapGrowth();
+    confineYoungGenerationToMainThread();
     limitNativeArenas();
     let node: StrataNode;
     try {
