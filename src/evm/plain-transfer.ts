@@ -12,6 +12,7 @@ import type { Common } from '@ethereumjs/common';
 import { Account, KECCAK256_NULL, type Address } from '@ethereumjs/util';
 
 import { keccak256Many } from '../store/index.js';
+import { GrowingBuffer } from '../util/growing-buffer.js';
 import { rlpListHeader, uintBytes } from '../util/rlp.js';
 import type { OverlayStateManager } from './state-manager.js';
 import { effectiveGasPrice, type DecodedTx } from './validate.js';
@@ -106,8 +107,10 @@ export function applyPlainTransfer(state: OverlayStateManager, decoded: DecodedT
 }
 
 const BLOOM_BYTES = 256;
-/** Room for a transfer receipt's encoding: type, list header, status, gas, bloom, no logs. */
-const MAX_RECEIPT_BYTES = 1 + 3 + 1 + 9 + 3 + BLOOM_BYTES + 1;
+/** Transfer receipts a block's buffer starts with room for (it doubles when full). */
+const INITIAL_RECEIPTS = 64;
+/** Bytes of a transfer receipt's status, gas-string header and bloom-string header, less the gas itself. */
+const RECEIPT_FIXED_BYTES = 1 + 1 + 3 + BLOOM_BYTES + 1;
 
 /**
  * The consensus receipts of a block's successful plain transfers — `type ‖ rlp([1,
@@ -116,24 +119,19 @@ const MAX_RECEIPT_BYTES = 1 + 3 + 1 + 9 + 3 + BLOOM_BYTES + 1;
  * bytes from a dozen arrays, and one native call hashes them all.
  */
 export class TransferReceipts {
-  #packed = new Uint8Array(0); // sized on the first transfer: most calls execute none
-  #at = 0;
+  #packed: GrowingBuffer | undefined; // made on the first transfer: most calls execute none
   readonly #lengths: number[] = [];
 
   /** Adds the receipt of a transfer of `type` ending at `cumulativeGasUsed`; returns its index in hashes(). */
   add(type: number, cumulativeGasUsed: bigint): number {
-    if (this.#packed.length - this.#at < MAX_RECEIPT_BYTES) {
-      const grown = new Uint8Array(Math.max(this.#packed.length * 2, 64 * MAX_RECEIPT_BYTES));
-      grown.set(this.#packed.subarray(0, this.#at));
-      this.#packed = grown;
-    }
-    const out = this.#packed;
-    const start = this.#at;
     // The gas as an RLP string (cumulative gas is at least 21,000, so never a single byte).
     const gas = uintBytes(cumulativeGasUsed);
-    let at = start;
+    const header = rlpListHeader(RECEIPT_FIXED_BYTES + gas.length);
+    const length = (type !== 0 ? 1 : 0) + header.length + RECEIPT_FIXED_BYTES + gas.length;
+    const packed = (this.#packed ??= new GrowingBuffer(INITIAL_RECEIPTS * length));
+    let at = packed.claim(length);
+    const out = packed.buffer;
     if (type !== 0) out[at++] = type;
-    const header = rlpListHeader(1 + 1 + gas.length + 3 + BLOOM_BYTES + 1);
     out.set(header, at);
     at += header.length;
     out[at++] = 0x01;
@@ -144,14 +142,12 @@ export class TransferReceipts {
     out[at++] = BLOOM_BYTES >> 8;
     out[at++] = BLOOM_BYTES & 0xff;
     out.fill(0, at, at + BLOOM_BYTES);
-    at += BLOOM_BYTES;
-    out[at++] = 0xc0;
-    this.#at = at;
-    return this.#lengths.push(at - start) - 1;
+    out[at + BLOOM_BYTES] = 0xc0;
+    return this.#lengths.push(length) - 1;
   }
 
   /** keccak256 of each receipt added, 32 bytes apiece in the order added. */
   hashes(): Buffer {
-    return keccak256Many(this.#packed.subarray(0, this.#at), Uint32Array.from(this.#lengths));
+    return keccak256Many(this.#packed?.bytes() ?? new Uint8Array(0), Uint32Array.from(this.#lengths));
   }
 }
