@@ -109,7 +109,7 @@ export function applyPlainTransfer(state: OverlayStateManager, decoded: DecodedT
 const BLOOM_BYTES = 256;
 /** Transfer receipts a block's buffer starts with room for (it doubles when full). */
 const INITIAL_RECEIPTS = 64;
-/** Bytes of a transfer receipt's status, gas-string header and bloom-string header, less the gas itself. */
+/** Bytes of a transfer receipt's list body besides the gas: status, the gas string's header, the empty bloom (3-byte header, 256 zeros) and the empty logs list. */
 const RECEIPT_FIXED_BYTES = 1 + 1 + 3 + BLOOM_BYTES + 1;
 
 /**

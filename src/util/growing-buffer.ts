@@ -1,6 +1,6 @@
 /**
  * A byte buffer that doubles as it fills, for batches packed op by op (a block's key-value
- * writes, a block's signed messages) and handed to native code in one piece.
+ * writes, its signed messages, its transfer receipts) and handed to native code in one piece.
  */
 export class GrowingBuffer {
   #buffer: Buffer;
