@@ -1,12 +1,13 @@
 /**
- * The V8 heap settings `stratad start` makes before the node starts. How far V8 lets a heap
- * grow past what survived its last full collection. By default it
- * may grow to several times that before collecting again, so a node under steady load keeps
- * taking memory for minutes (hundreds of MiB over its threads) without holding more live
- * data. A factor of 1.5 keeps the process near its live size: measured by `bench:soak` (5
- * minutes at 300 requests/s) the RSS grew 305 MiB after the first minute by default, 25 MiB
- * with it, with block interval and RPC latency unchanged. The flag is process-wide, so it
- * covers the execution workers too.
+ * The V8 heap settings `stratad start` makes before the node starts: how far a heap may grow,
+ * and the young-generation flag kept to the main thread.
+ *
+ * By default V8 lets a heap grow to several times what survived its last full collection
+ * before collecting again, so a node under steady load keeps taking memory for minutes
+ * (hundreds of MiB over its threads) without holding more live data. A factor of 1.5 keeps the
+ * process near its live size: measured by `bench:soak` (5 minutes at 300 requests/s) the RSS
+ * grew 305 MiB after the first minute by default, 25 MiB with it, with block interval and RPC
+ * latency unchanged. That flag is process-wide, so it covers the execution workers too.
  */
 import { setFlagsFromString } from 'node:v8';
 
