@@ -238,6 +238,7 @@ async function main(): Promise<void> {
     const [partsWarm, partsEnd] = [readingWarm?.parts, readingEnd?.parts];
     const [workersWarm, workersEnd] = [readingWarm?.workersByPool, readingEnd?.workersByPool];
     const partsGrew = partsWarm && partsEnd ? partsGrowth(partsWarm, partsEnd) : undefined;
+    const spacesGrew = readingWarm && readingEnd ? partsGrowth(readingWarm.v8MainBySpace, readingEnd.v8MainBySpace) : undefined;
     const cpuAfter = cpuSnapshot([node.pid]);
     const ownCpu = process.cpuUsage(ownCpuBefore);
 
@@ -310,6 +311,7 @@ async function main(): Promise<void> {
       memoryAfterWarmupMiB: partsWarm,
       memoryEndMiB: partsEnd,
       soakRssGrowthByPartMiB: partsGrew,
+      v8MainGrowthBySpaceMiB: spacesGrew,
       executionWorkersAfterWarmup: workersWarm,
       executionWorkersEnd: workersEnd,
       rssSamples: rss.map((r) => [Math.round(r.at / 1000), Math.round(r.mib), Math.round(r.anonMiB), Math.round(r.fileMiB)]),
@@ -354,6 +356,9 @@ async function main(): Promise<void> {
       `${blocks.blocks} blocks · RSS ${fmt(warm?.mib ?? Number.NaN)} MiB after ${warmupMs / 1000} s warm-up → ${fmt(rssEnd?.mib ?? Number.NaN)} MiB at the end (peak ${fmt(output.rssPeakMiB ?? Number.NaN)}) · foreign CPU ${foreign.toFixed(1)}% · load generator ${fmt(output.loadGeneratorCpuPercentOfCore ?? Number.NaN, 0)}% of a core`,
       ...(partsGrew
         ? [`RSS growth by part (MiB): ${Object.entries(partsGrew).filter(([k]) => k !== 'rss').map(([k, v]) => `${k} ${v >= 0 ? '+' : ''}${fmt(v)}`).join(' · ')}`]
+        : []),
+      ...(spacesGrew
+        ? [`v8Main growth by V8 space (MiB): ${Object.entries(spacesGrew).filter(([, v]) => v !== 0).map(([k, v]) => `${k} ${v >= 0 ? '+' : ''}${fmt(v)}`).join(' · ')}`]
         : []),
       ...(workersWarm && workersEnd
         ? [`execution workers by pool: ${Object.keys(workersEnd).map((pool) => `${pool} ${workersWarm[pool] ?? 0} after warm-up → ${workersEnd[pool]} at the end`).join(' · ')}`]

@@ -33,6 +33,8 @@ function sum(samples: readonly MetricSample[], name: string, match: Record<strin
 /** One scrape of the node's memory: its parts, and the execution workers each pool runs. */
 export interface MemoryReading {
   parts: MemoryParts;
+  /** The main thread's V8 heap (`v8Main`) by V8 space (new, old, code, large objects, …), MiB. */
+  v8MainBySpace: Record<string, number>;
   /** Worker threads by pool: a pool grows past its base while long tasks hold every worker, each added one with its own V8 heap. */
   workersByPool: Record<string, number>;
 }
@@ -53,13 +55,16 @@ export async function scrapeMemoryReading(port: number, rssMiB: number): Promise
   };
   const attributed = Object.values(parts).reduce((a, b) => a + b, 0);
   const workersByPool: Record<string, number> = {};
+  const v8MainBySpace: Record<string, number> = {};
   for (const sample of samples) {
     if (sample.name === 'strata_execution_workers') workersByPool[sample.labels['pool'] ?? ''] = sample.value;
+    if (sample.name === 'nodejs_heap_space_size_total_bytes') v8MainBySpace[sample.labels['space'] ?? ''] = mib(sample.value);
   }
-  return { parts: { rss: rssMiB, ...parts, unattributed: rssMiB - attributed }, workersByPool };
+  return { parts: { rss: rssMiB, ...parts, unattributed: rssMiB - attributed }, v8MainBySpace, workersByPool };
 }
 
-/** Each part's growth from `before` to `after`, MiB, rounded to 0.1. */
-export function partsGrowth(before: MemoryParts, after: MemoryParts): MemoryParts {
-  return Object.fromEntries(Object.keys(after).map((k) => [k, Math.round((after[k as keyof MemoryParts] - before[k as keyof MemoryParts]) * 10) / 10])) as unknown as MemoryParts;
+/** Each figure's growth from `before` to `after`, MiB, rounded to 0.1 (a figure missing before counts from 0). */
+export function partsGrowth<T extends object>(before: T, after: T): T {
+  const from = before as Record<string, number>;
+  return Object.fromEntries(Object.entries(after as Record<string, number>).map(([k, v]) => [k, Math.round((v - (from[k] ?? 0)) * 10) / 10])) as T;
 }
