@@ -90,6 +90,8 @@ function spread(values: readonly number[]): { p50: number; p99: number; max: num
 
 const num = (x: number) => (Number.isFinite(x) ? Math.round(x * 100) / 100 : null);
 const fmt = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : '—');
+/** A growth figure with its sign. */
+const signed = (x: number) => `${x >= 0 ? '+' : ''}${fmt(x)}`;
 
 /** Deploys the Token from account 0 and gives each Token sender a share, both before timing. */
 async function setUpToken(port: number, deployer: SoakSender, tokenSenders: readonly SoakSender[]): Promise<string> {
@@ -239,6 +241,7 @@ async function main(): Promise<void> {
     const [workersWarm, workersEnd] = [readingWarm?.workersByPool, readingEnd?.workersByPool];
     const partsGrew = partsWarm && partsEnd ? partsGrowth(partsWarm, partsEnd) : undefined;
     const spacesGrew = readingWarm && readingEnd ? partsGrowth(readingWarm.v8MainBySpace, readingEnd.v8MainBySpace) : undefined;
+    const spacesUseGrew = readingWarm && readingEnd ? partsGrowth(readingWarm.v8MainUsedBySpace, readingEnd.v8MainUsedBySpace) : undefined;
     const cpuAfter = cpuSnapshot([node.pid]);
     const ownCpu = process.cpuUsage(ownCpuBefore);
 
@@ -312,6 +315,7 @@ async function main(): Promise<void> {
       memoryEndMiB: partsEnd,
       soakRssGrowthByPartMiB: partsGrew,
       v8MainGrowthBySpaceMiB: spacesGrew,
+      v8MainUsedGrowthBySpaceMiB: spacesUseGrew,
       executionWorkersAfterWarmup: workersWarm,
       executionWorkersEnd: workersEnd,
       rssSamples: rss.map((r) => [Math.round(r.at / 1000), Math.round(r.mib), Math.round(r.anonMiB), Math.round(r.fileMiB)]),
@@ -355,10 +359,10 @@ async function main(): Promise<void> {
       '',
       `${blocks.blocks} blocks · RSS ${fmt(warm?.mib ?? Number.NaN)} MiB after ${warmupMs / 1000} s warm-up → ${fmt(rssEnd?.mib ?? Number.NaN)} MiB at the end (peak ${fmt(output.rssPeakMiB ?? Number.NaN)}) · foreign CPU ${foreign.toFixed(1)}% · load generator ${fmt(output.loadGeneratorCpuPercentOfCore ?? Number.NaN, 0)}% of a core`,
       ...(partsGrew
-        ? [`RSS growth by part (MiB): ${Object.entries(partsGrew).filter(([k]) => k !== 'rss').map(([k, v]) => `${k} ${v >= 0 ? '+' : ''}${fmt(v)}`).join(' · ')}`]
+        ? [`RSS growth by part (MiB): ${Object.entries(partsGrew).filter(([k]) => k !== 'rss').map(([k, v]) => `${k} ${signed(v)}`).join(' · ')}`]
         : []),
       ...(spacesGrew
-        ? [`v8Main growth by V8 space (MiB): ${Object.entries(spacesGrew).filter(([, v]) => v !== 0).map(([k, v]) => `${k} ${v >= 0 ? '+' : ''}${fmt(v)}`).join(' · ')}`]
+        ? [`v8Main growth by V8 space, MiB (of it used by objects): ${Object.entries(spacesGrew).filter(([, v]) => v !== 0).map(([k, v]) => `${k} ${signed(v)} (${signed(spacesUseGrew?.[k] ?? Number.NaN)})`).join(' · ')}`]
         : []),
       ...(workersWarm && workersEnd
         ? [`execution workers by pool: ${Object.keys(workersEnd).map((pool) => `${pool} ${workersWarm[pool] ?? 0} after warm-up → ${workersEnd[pool]} at the end`).join(' · ')}`]

@@ -35,6 +35,8 @@ export interface MemoryReading {
   parts: MemoryParts;
   /** The main thread's V8 heap (`v8Main`) by V8 space (new, old, code, large objects, …), MiB. */
   v8MainBySpace: Record<string, number>;
+  /** What objects use of each of those spaces (the rest is free room V8 keeps), MiB. */
+  v8MainUsedBySpace: Record<string, number>;
   /** Worker threads by pool: a pool grows past its base while long tasks hold every worker, each added one with its own V8 heap. */
   workersByPool: Record<string, number>;
 }
@@ -56,11 +58,13 @@ export async function scrapeMemoryReading(port: number, rssMiB: number): Promise
   const attributed = Object.values(parts).reduce((a, b) => a + b, 0);
   const workersByPool: Record<string, number> = {};
   const v8MainBySpace: Record<string, number> = {};
+  const v8MainUsedBySpace: Record<string, number> = {};
   for (const sample of samples) {
     if (sample.name === 'strata_execution_workers') workersByPool[sample.labels['pool'] ?? ''] = sample.value;
     if (sample.name === 'nodejs_heap_space_size_total_bytes') v8MainBySpace[sample.labels['space'] ?? ''] = mib(sample.value);
+    if (sample.name === 'nodejs_heap_space_size_used_bytes') v8MainUsedBySpace[sample.labels['space'] ?? ''] = mib(sample.value);
   }
-  return { parts: { rss: rssMiB, ...parts, unattributed: rssMiB - attributed }, v8MainBySpace, workersByPool };
+  return { parts: { rss: rssMiB, ...parts, unattributed: rssMiB - attributed }, v8MainBySpace, v8MainUsedBySpace, workersByPool };
 }
 
 /** Each figure's growth from `before` to `after`, MiB, rounded to 0.1 (a figure missing before counts from 0). */
