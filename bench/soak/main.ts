@@ -362,7 +362,7 @@ async function main(): Promise<void> {
         ? [`RSS growth by part (MiB): ${Object.entries(partsGrew).filter(([k]) => k !== 'rss').map(([k, v]) => `${k} ${signed(v)}`).join(' · ')}`]
         : []),
       ...(spacesGrew
-        ? [`v8Main growth by V8 space, MiB (of it used by objects): ${Object.entries(spacesGrew).filter(([, v]) => v !== 0).map(([k, v]) => `${k} ${signed(v)} (${signed(spacesUseGrew?.[k] ?? Number.NaN)})`).join(' · ')}`]
+        ? [`v8Main growth by V8 space, MiB (of it allocated to objects): ${Object.entries(spacesGrew).filter(([, v]) => v !== 0).map(([k, v]) => `${k} ${signed(v)} (${signed(spacesUseGrew?.[k] ?? Number.NaN)})`).join(' · ')}`]
         : []),
       ...(workersWarm && workersEnd
         ? [`execution workers by pool: ${Object.keys(workersEnd).map((pool) => `${pool} ${workersWarm[pool] ?? 0} after warm-up → ${workersEnd[pool]} at the end`).join(' · ')}`]

@@ -35,7 +35,7 @@ export interface MemoryReading {
   parts: MemoryParts;
   /** The main thread's V8 heap (`v8Main`) by V8 space (new, old, code, large objects, …), MiB. */
   v8MainBySpace: Record<string, number>;
-  /** What objects use of each of those spaces (the rest is free room V8 keeps), MiB. */
+  /** What is allocated in each of those spaces, live or not yet collected (the rest is free room V8 keeps), MiB. */
   v8MainUsedBySpace: Record<string, number>;
   /** Worker threads by pool: a pool grows past its base while long tasks hold every worker, each added one with its own V8 heap. */
   workersByPool: Record<string, number>;
