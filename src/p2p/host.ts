@@ -97,7 +97,7 @@ export class PeerHost {
 
   /** Starts listening and dialling the persistent peers. */
   static async start(options: PeerHostOptions): Promise<PeerHost> {
-    const privateKey = await libp2pKeyOf(options.seed);
+    const privateKey = libp2pKeyOf(options.seed);
     const maxInbound = options.maxInboundPeers ?? DEFAULT_MAX_INBOUND;
     const listenHost = options.listen.host === '' ? '0.0.0.0' : options.listen.host;
     const node = await createLibp2p({

@@ -4,6 +4,7 @@ import { createLibp2p } from 'libp2p';
 import { tcp } from '@libp2p/tcp';
 import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
+import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
 import * as lp from 'it-length-prefixed';
 import { nodeKey } from '../../src/chain/keys.js';
 import { memoryLogger } from '../../src/log/logger.js';
@@ -101,7 +102,7 @@ t.test('garbage and oversized messages drop that peer; the host keeps serving ot
     return message;
   });
   const rogue = await createLibp2p({
-    privateKey: await libp2pKeyOf(nodeKey().seed),
+    privateKey: libp2pKeyOf(nodeKey().seed),
     transports: [tcp()],
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
@@ -141,10 +142,20 @@ t.test('inbound peers beyond the cap are refused', async (t) => {
 
 t.test('the key of node_key.json gives the same libp2p peer each time', async (t) => {
   const key = nodeKey();
-  const one = await libp2pKeyOf(key.seed);
-  const two = await libp2pKeyOf(key.seed);
+  const one = libp2pKeyOf(key.seed);
+  const two = libp2pKeyOf(key.seed);
   t.ok(one.publicKey.equals(two.publicKey));
   t.same(Buffer.from(one.publicKey.raw), key.publicKey);
+});
+
+t.test('the libp2p key is the one libp2p derives from the seed, and its signatures verify', async (t) => {
+  const key = nodeKey();
+  const ours = libp2pKeyOf(key.seed);
+  const theirs = await generateKeyPairFromSeed('Ed25519', key.seed);
+  t.same(Buffer.from(ours.raw), Buffer.from(theirs.raw));
+  t.ok(ours.equals(theirs));
+  const message = Buffer.from('strata peer identity');
+  t.ok(await theirs.publicKey.verify(message, await ours.sign(message)));
 });
 
 t.test('a listed address that does not speak the peer protocol is a failed handshake', async (t) => {
