@@ -21,7 +21,9 @@
  * - `soakRpcP99Ms`: latency of the ordinary (non-hostile) requests, all kinds together;
  * - `soakRssGrowthMiB` ≤ 50 over 10 minutes: the node's VmRSS at the end of the load minus
  *   after the warm-up (the first minute; 25% of the run for runs under 2 minutes), with the
- *   growth of each part the node's `/metrics` tells apart (memory-parts.ts);
+ *   growth of each part the node's `/metrics` tells apart (memory-parts.ts); next to it
+ *   `rssGrowthMedianMiB`, the same growth between the medians of the last window and the
+ *   one after the warm-up (each as long as the warm-up), which a GC cycle swings far less;
  * - `soakErrors` = 0: transport errors, non-JSON answers, errors where success was expected,
  *   hostile requests that were not refused, transactions that never landed, a node crash.
  */
@@ -80,6 +82,19 @@ function rssOf(pid: number): Omit<RssSample, 'at'> | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The RSS growth between two windows as long as the warm-up: the median sample of the last one
+ * before `endMs` minus that of the one right after the warm-up. A single sample lands anywhere
+ * in a garbage collector's cycle (V8 lets a heap grow by half its live size before collecting),
+ * so two single samples can differ by tens of MiB on the same node; a window's median moves far less.
+ * NaN when the run is too short for two windows that do not overlap.
+ */
+function windowedGrowth(samples: readonly RssSample[], windowMs: number, endMs: number): number {
+  if (endMs < 3 * windowMs) return Number.NaN;
+  const median = (from: number, to: number) => quantile(samples.filter((r) => r.at >= from && r.at <= to).map((r) => r.mib).sort((a, b) => a - b), 0.5);
+  return median(endMs - windowMs, endMs) - median(windowMs, 2 * windowMs);
 }
 
 /** p50/p99/max of unsorted values, ms (NaN when there are none). */
@@ -277,6 +292,7 @@ async function main(): Promise<void> {
     const all = spread((Object.keys(load.stats) as Kind[]).flatMap((k) => load.stats[k].latenciesMs));
     const warm = rss.find((r) => r.at >= warmupMs);
     const rssGrowth = warm && rssEnd ? rssEnd.mib - warm.mib : Number.NaN;
+    const rssGrowthMedian = windowedGrowth(rss, warmupMs, loadEnd - loadStart);
     const txSent = load.stats.transfer.sent + load.stats.tokenTransfer.sent;
     const byCategory: Record<string, number> = {};
     for (const e of errors) byCategory[`${e.kind}/${e.category}`] = (byCategory[`${e.kind}/${e.category}`] ?? 0) + 1;
@@ -303,6 +319,7 @@ async function main(): Promise<void> {
       soakRpcAllP99Ms: num(all.p99),
       soakRssGrowthMiB: num(rssGrowth),
       soakRssGrowthGoalMiB: GOAL_RSS_GROWTH_MIB,
+      rssGrowthMedianMiB: num(rssGrowthMedian),
       rssWarmupSeconds: warmupMs / 1000,
       rssAfterWarmupMiB: num(warm?.mib ?? Number.NaN),
       rssEndMiB: num(rssEnd?.mib ?? Number.NaN),
@@ -343,6 +360,7 @@ async function main(): Promise<void> {
       ['soakBlockIntervalMaxMs (p50)', `${fmt(intervals.max)} (${fmt(intervals.p50)})`, '', ''],
       ['soakRpcP99Ms (p50)', `${fmt(normal.p99, 2)} (${fmt(normal.p50, 2)})`, '', ''],
       ['soakRssGrowthMiB', fmt(rssGrowth), `≤ ${GOAL_RSS_GROWTH_MIB} / 10 min`, met(rssGrowth <= GOAL_RSS_GROWTH_MIB)],
+      ['rssGrowthMedianMiB (window medians)', fmt(rssGrowthMedian), '', ''],
       ['soakErrors', String(errors.length), '0', met(errors.length === 0)],
       ['soakTxSent / accepted / included', `${rate(txSent)} / ${rate(load.txs.size)} / ${rate(load.txs.size - notIncluded.length)}`, '', ''],
       ['tx inclusion p50 / p99 (ms)', `${fmt(inclusion.p50, 0)} / ${fmt(inclusion.p99, 0)}`, '', ''],

@@ -15,7 +15,9 @@
  * 2. catch up: a fresh follower names the validator in persistent_peers and syncs those blocks
  *    (fetched in ranges, verified, executed through the same App code, stored).
  *    `followerCatchUpBlocksPerSec` / `followerCatchUpTxPerSec` run from the moment its RPC
- *    answers until it has the last block with transfers.
+ *    answers until it has the last block with transfers. `followerStageMs` is the follower's
+ *    time per block in each stage (execute, SC commit, SS apply: mean, p50, p99), from the
+ *    block stage histogram of its `/metrics` over the catch-up.
  * 3. lag: the validator restarts with 1 s blocks and gets a steady 1,000 transfers/s for the
  *    load window; both nodes' heights are polled every 5 ms and each block's lag is the time
  *    from the validator showing it to the follower showing it. `followerLagMsP99` is the 99th
@@ -38,6 +40,7 @@ import { cpuSnapshot, foreignCpuPercent, waitForQuietMachine } from '../rpc/cpu.
 import { sendEach } from '../rpc/load.js';
 import { initNodeHome, startNode, type NodeHome, type RunningProcess } from '../node/node-process.js';
 import { RpcClient } from '../node/rpc-client.js';
+import { scrapeStages, stageDeltas } from '../pipeline/stage-metrics.js';
 import { sendRawTransactionBodies, signTransfers } from '../node/transfers.js';
 
 const EVM_CHAIN_ID = 713715;
@@ -57,6 +60,9 @@ interface Size {
   loadSeconds: number;
 }
 
+/** The follower's block stages, from its `/metrics` (it neither signs nor times its block store writes). */
+const FOLLOWER_STAGES = ['execute', 'sc_commit', 'ss_apply'] as const;
+const STAGE_HISTOGRAM = 'strata_block_stage_duration_seconds';
 const FULL: Size = { blocks: 12, loadSeconds: 20 };
 const QUICK: Size = { blocks: 4, loadSeconds: 6 };
 
@@ -196,6 +202,8 @@ async function main(): Promise<void> {
     processes.push(follower);
     cpu = cpuSnapshot([validator.pid, follower.pid]);
     const fClient = new RpcClient(followerHome.httpPort, 1);
+    const followerMetrics = (await loadConfig(followerHome.home)).node.instrumentation.prometheusListenAddr.port;
+    const stagesBefore = await scrapeStages(followerMetrics, [STAGE_HISTOGRAM]);
     const catchStart = performance.now();
     const startHeight = await heightOf(fClient);
     while ((await heightOf(fClient)) < lastWithTxs) {
@@ -203,6 +211,13 @@ async function main(): Promise<void> {
       await sleep(5);
     }
     const catchSeconds = (performance.now() - catchStart) / 1000;
+    const stageTimes = stageDeltas(stagesBefore, await scrapeStages(followerMetrics, [STAGE_HISTOGRAM]), STAGE_HISTOGRAM);
+    const followerStageMs = Object.fromEntries(
+      FOLLOWER_STAGES.map((stage) => {
+        const d = stageTimes.get(stage);
+        return [stage, { meanMs: d?.meanMs ?? Number.NaN, p50Ms: d?.p50Ms ?? Number.NaN, p99Ms: d?.p99Ms ?? Number.NaN }];
+      }),
+    ) as Record<(typeof FOLLOWER_STAGES)[number], { meanMs: number; p50Ms: number; p99Ms: number }>;
     const caughtBlocks = lastWithTxs - startHeight;
     const followerCatchUpBlocksPerSec = caughtBlocks / catchSeconds;
     const followerCatchUpTxPerSec = produceTxs.length / catchSeconds;
@@ -272,6 +287,7 @@ async function main(): Promise<void> {
       loadTxPerSec: achievedTps,
       blockIntervalMs: LOAD_BLOCK_MS,
       catchUpOverProduce: followerCatchUpTxPerSec / validatorProduceTxPerSec,
+      followerStageMs,
       foreignCpuPercent: { produce: foreignProduce, catchUp: foreignCatchUp, lag: foreignLag },
     };
     const text = table([
@@ -280,6 +296,7 @@ async function main(): Promise<void> {
       ['follower: catch-up (tx/s)', rate(followerCatchUpTxPerSec)],
       ['follower: catch-up (blocks/s)', followerCatchUpBlocksPerSec.toFixed(1)],
       ['catch-up / produce', `${output.catchUpOverProduce.toFixed(2)}x`],
+      ['follower ms per block: execute / SC commit / SS apply', FOLLOWER_STAGES.map((stage) => followerStageMs[stage].meanMs.toFixed(1)).join(' / ')],
       [`follower lag p99 at ${rate(achievedTps)} tx/s (ms)`, followerLagMsP99.toFixed(0)],
       ['follower lag median / max (ms)', `${output.lagMedianMs.toFixed(0)} / ${output.lagMaxMs.toFixed(0)}`],
       ['lag samples (blocks)', String(lags.length)],
