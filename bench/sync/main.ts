@@ -212,12 +212,11 @@ async function main(): Promise<void> {
     }
     const catchSeconds = (performance.now() - catchStart) / 1000;
     const stageTimes = stageDeltas(stagesBefore, await scrapeStages(followerMetrics, [STAGE_HISTOGRAM]), STAGE_HISTOGRAM);
-    const followerStageMs = Object.fromEntries(
-      FOLLOWER_STAGES.map((stage) => {
-        const d = stageTimes.get(stage);
-        return [stage, { meanMs: d?.meanMs ?? Number.NaN, p50Ms: d?.p50Ms ?? Number.NaN, p99Ms: d?.p99Ms ?? Number.NaN }];
-      }),
-    ) as Record<(typeof FOLLOWER_STAGES)[number], { meanMs: number; p50Ms: number; p99Ms: number }>;
+    const stageMs = (stage: (typeof FOLLOWER_STAGES)[number]): { meanMs: number; p50Ms: number; p99Ms: number } => {
+      const d = stageTimes.get(stage);
+      return { meanMs: d?.meanMs ?? Number.NaN, p50Ms: d?.p50Ms ?? Number.NaN, p99Ms: d?.p99Ms ?? Number.NaN };
+    };
+    const followerStageMs = { execute: stageMs('execute'), sc_commit: stageMs('sc_commit'), ss_apply: stageMs('ss_apply') };
     const caughtBlocks = lastWithTxs - startHeight;
     const followerCatchUpBlocksPerSec = caughtBlocks / catchSeconds;
     const followerCatchUpTxPerSec = produceTxs.length / catchSeconds;
