@@ -2,8 +2,10 @@
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/table.h>
 
+#include <algorithm>
 #include <filesystem>
 
+#include "encoding.h"
 #include "layout_engine.h"
 #include "rocks_memory.h"
 #include "open_error.h"
@@ -68,14 +70,14 @@ void CheckKey(std::string_view key, const char* what) {
 }
 
 void IngestSortedFile(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const rocksdb::Options& options,
-                      const std::string& store_dir, uint64_t version,
+                      const std::string& store_dir, const std::string& name,
                       const std::function<void(rocksdb::SstFileWriter&)>& fill) {
   namespace fs = std::filesystem;
   fs::path dir = fs::path(store_dir) / "ingest";
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw Error(ErrorCode::kIo, "cannot create " + dir.string() + ": " + ec.message());
-  std::string path = (dir / ("block-" + std::to_string(version) + ".sst")).string();
+  std::string path = (dir / (name + ".sst")).string();
   try {
     rocksdb::SstFileWriter writer(rocksdb::EnvOptions(options), options, cf);
     ThrowIfError(writer.Open(path), "open ingest file " + path);
@@ -85,7 +87,7 @@ void IngestSortedFile(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const ro
     ingest.move_files = true;
     ingest.write_global_seqno = false;
     ingest.allow_blocking_flush = true;
-    ThrowIfError(db->IngestExternalFile(cf, {path}, ingest), "ingest block at version " + std::to_string(version));
+    ThrowIfError(db->IngestExternalFile(cf, {path}, ingest), "ingest " + path);
   } catch (...) {
     fs::remove(path, ec);
     throw;
@@ -96,6 +98,26 @@ void ClearIngestLeftovers(const std::string& store_dir) {
   std::error_code ec;
   std::filesystem::remove_all(std::filesystem::path(store_dir) / "ingest", ec);
   if (ec) throw Error(ErrorCode::kIo, "cannot clear " + store_dir + "/ingest: " + ec.message());
+}
+
+SortedImport SortImport(const std::vector<ImportItem>& items) {
+  SortedImport sorted;
+  sorted.keys.reserve(items.size());
+  for (const auto& item : items) {
+    std::string key;
+    encoding::AppendStoreKey(&key, item.store, item.key);
+    sorted.keys.push_back(std::move(key));
+  }
+  std::vector<uint32_t> order(items.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto& keys = sorted.keys;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  sorted.order.reserve(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (i + 1 < order.size() && keys[order[i]] == keys[order[i + 1]]) continue;
+    sorted.order.push_back(order[i]);
+  }
+  return sorted;
 }
 
 rocksdb::WriteOptions ImportWriteOptions() {

@@ -97,6 +97,15 @@ void ThrowIfStateStoreOpenFailed(const rocksdb::Status& status, const std::strin
 /// the memtable twice: once when written, once more when the log was replayed at the open).
 rocksdb::WriteOptions ImportWriteOptions();
 
+/// A bulk import's items in the order a sorted file takes them: `keys` holds each item's store
+/// key and `order` the item positions sorted by it. Of equal keys only the last is kept, as a
+/// write batch would (a later write wins).
+struct SortedImport {
+  std::vector<std::string> keys;
+  std::vector<uint32_t> order;
+};
+SortedImport SortImport(const std::vector<ImportItem>& items);
+
 /// Throws kInvalidArgument unless store and key are usable (non-empty key).
 void CheckKey(std::string_view key, const char* what);
 
@@ -105,9 +114,9 @@ void CheckKey(std::string_view key, const char* what);
 /// each key into the memtable's skiplist.
 constexpr size_t kBulkIngestPairs = 32768;
 
-/// Writes one sorted SST with `fill` under `<store dir>/ingest/` and ingests it into `cf`.
+/// Writes one sorted SST `<store dir>/ingest/<name>.sst` with `fill` and ingests it into `cf`.
 void IngestSortedFile(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const rocksdb::Options& options,
-                      const std::string& store_dir, uint64_t version,
+                      const std::string& store_dir, const std::string& name,
                       const std::function<void(rocksdb::SstFileWriter&)>& fill);
 
 /// Removes SST files left in `<store dir>/ingest/` by a crash before their ingestion.

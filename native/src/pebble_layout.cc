@@ -279,7 +279,7 @@ class PebbleLayout final : public LayoutEngine {
       }
     };
     if (block.pairs().size() >= kBulkIngestPairs) {
-      IngestSortedFile(db_.get(), db_->DefaultColumnFamily(), options_, dir_, version, [&](rocksdb::SstFileWriter& w) {
+      IngestSortedFile(db_.get(), db_->DefaultColumnFamily(), options_, dir_, "block-" + std::to_string(version), [&](rocksdb::SstFileWriter& w) {
         for (const auto& pair : block.pairs()) {
           encode(pair);
           ThrowIfError(w.Put(key, value), "ingest file put");
@@ -393,18 +393,21 @@ class PebbleLayout final : public LayoutEngine {
   }
 
   void Import(uint64_t version, const std::vector<ImportItem>& items, uint64_t latest) override {
-    rocksdb::WriteBatch batch;
-    std::string key, value;
-    for (const auto& item : items) {
-      key.clear();
-      encoding::AppendStoreKey(&key, item.store, item.key);
-      encoding::AppendMvccTrailer(&key, version);
-      value.clear();
-      encoding::AppendLiveValue(&value, item.value);
-      ThrowIfError(batch.Put(key, value), "import put");
+    SortedImport sorted = SortImport(items);
+    if (!sorted.order.empty()) {
+      const std::string name = "import-" + std::to_string(version) + "-" + std::to_string(import_files_++);
+      IngestSortedFile(db_.get(), db_->DefaultColumnFamily(), options_, dir_, name, [&](rocksdb::SstFileWriter& w) {
+        std::string key, value;
+        for (uint32_t i : sorted.order) {
+          key.assign(sorted.keys[i]);
+          encoding::AppendMvccTrailer(&key, version);
+          value.clear();
+          encoding::AppendLiveValue(&value, items[i].value);
+          ThrowIfError(w.Put(key, value), "import file put");
+        }
+      });
     }
-    ThrowIfError(batch.Put(MarkerKey(Marker::kLatest), VersionBytes(latest)), "import put");
-    ThrowIfError(db_->Write(ImportWriteOptions(), &batch), "import write");
+    ThrowIfError(db_->Put(ImportWriteOptions(), MarkerKey(Marker::kLatest), VersionBytes(latest)), "import marker");
   }
 
   void Compact() override {
@@ -472,6 +475,7 @@ class PebbleLayout final : public LayoutEngine {
   std::string dir_;
   std::vector<std::string> log_only_stores_;
   rocksdb::Options options_;
+  uint64_t import_files_ = 0;  // names each imported file apart
   std::mutex cache_mu_;
   std::unique_ptr<rocksdb::Iterator> cached_;
   rocksdb::SequenceNumber cached_seq_ = 0;

@@ -194,7 +194,7 @@ class RocksdbLayout final : public LayoutEngine {
       rocksdb::WriteBatch before;
       ThrowIfError(before.Put(default_cf_, kIngestingMarker, ""), "batch put");
       WriteNotingRewrite(&before, rewrite, "mark ingest at version " + std::to_string(version));
-      IngestSortedFile(db_.get(), data_cf_, data_options_, dir_, version, [&](rocksdb::SstFileWriter& w) {
+      IngestSortedFile(db_.get(), data_cf_, data_options_, dir_, "block-" + std::to_string(version), [&](rocksdb::SstFileWriter& w) {
         for (const auto& pair : block.pairs()) {
           if (pair.value) {
             ThrowIfError(w.Put(slice(pair.user_key), ts, slice(*pair.value)), "ingest file put");
@@ -329,15 +329,19 @@ class RocksdbLayout final : public LayoutEngine {
   }
 
   void Import(uint64_t version, const std::vector<ImportItem>& items, uint64_t latest) override {
-    rocksdb::WriteBatch batch;
-    std::string ts = Timestamp(version), key;
-    for (const auto& item : items) {
-      key.clear();
-      encoding::AppendStoreKey(&key, item.store, item.key);
-      ThrowIfError(batch.Put(data_cf_, key, ts, item.value), "import put");
+    SortedImport sorted = SortImport(items);
+    if (!sorted.order.empty()) {
+      const std::string ts = Timestamp(version);
+      const std::string name = "import-" + std::to_string(version) + "-" + std::to_string(import_files_++);
+      IngestSortedFile(db_.get(), data_cf_, data_options_, dir_, name, [&](rocksdb::SstFileWriter& w) {
+        for (uint32_t i : sorted.order) {
+          const std::string& key = sorted.keys[i];
+          const std::string& value = items[i].value;
+          ThrowIfError(w.Put(rocksdb::Slice(key), ts, rocksdb::Slice(value)), "import file put");
+        }
+      });
     }
-    ThrowIfError(batch.Put(default_cf_, MarkerKey(Marker::kLatest), Timestamp(latest)), "import put");
-    ThrowIfError(db_->Write(ImportWriteOptions(), &batch), "import write");
+    ThrowIfError(db_->Put(ImportWriteOptions(), default_cf_, MarkerKey(Marker::kLatest), Timestamp(latest)), "import marker");
   }
 
   void Compact() override {
@@ -423,6 +427,7 @@ class RocksdbLayout final : public LayoutEngine {
   rocksdb::ColumnFamilyHandle* default_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* data_cf_ = nullptr;
   uint64_t last_version_ = 0;  // highest version written; only the writer thread touches it
+  uint64_t import_files_ = 0;  // names each imported file apart
   std::mutex rewrite_mu_;      // the rewrite marker, its flag and generation
   bool may_hold_rewrites_ = false;
   uint64_t rewrite_generation_ = 0;

@@ -751,6 +751,23 @@ TEST_P(StoreTest, ImportWritesEverythingAtOneVersion) {
   EXPECT_EQ(store->Get("bank", 4, "b"), Some("b"));
 }
 
+TEST_P(StoreTest, ImportTakesItemsInAnyOrderAndTheLaterOfEqualKeysWins) {
+  auto store = Open();
+  store->Import(4, {{"gov", "p", "1"}, {"bank", "b", "x"}, {"bank", "a", "first"}, {"bank", "a", "second"}});
+  store->Import(4, {{"bank", "b", "later"}});
+  store->Import(4, {});
+  EXPECT_EQ(store->LatestVersion(), 4u);
+  EXPECT_EQ(store->Get("bank", 4, "a"), Some("second"));
+  EXPECT_EQ(store->Get("bank", 4, "b"), Some("later"));
+  const std::vector<RawTuple> expected{{"bank", "a", "second", 4}, {"bank", "b", "later", 4}, {"gov", "p", "1", 4}};
+  EXPECT_EQ(NewRawEntries(*store), expected);
+  Reopen(store);
+  EXPECT_EQ(NewRawEntries(*store), expected);
+  store->Apply(5, In("bank", {Put("a", "after")}));
+  EXPECT_EQ(store->Get("bank", 5, "a"), Some("after"));
+  EXPECT_EQ(store->Get("bank", 4, "a"), Some("second"));
+}
+
 TEST_P(StoreTest, ImportAtVersionZeroIsStoredAsOne) {
   auto store = Open();
   store->Import(0, {{"bank", "a", "g"}});

@@ -139,6 +139,38 @@ TEST_F(SnapshotLeavesTest, TheSplitSendsEvmItemsToTheEvmStoreOnly) {
   EXPECT_EQ(Read(*evm, {"bank", "evm", "evm_flatkv"}), (Contents{{{"evm", "\x07" + Address('c')}, "code"}}));
 }
 
+// More items than one sorted file takes, out of key order (each account row yields a nonce
+// and a code-hash key, so consecutive files overlap), and one item larger than a read block.
+TEST_F(SnapshotLeavesTest, ImportsAStreamOfManyFilesAndItemsLargerThanAReadBlock) {
+  constexpr int kAccounts = 140'000;
+  const std::string nonce8("\0\0\0\0\0\0\0\x02", 8);
+  StreamBuilder stream;
+  stream.Store("bank");
+  for (int i = 0; i < kAccounts; ++i) stream.Node("balance-" + std::to_string(1'000'000 + i), std::to_string(i));
+  stream.Store("flatkv");
+  std::string big_code(5 << 20, '\x5b');
+  auto address = [](int i) {
+    std::string a(20, '\0');
+    for (int b = 0; b < 4; ++b) a[16 + b] = static_cast<char>(i >> (24 - 8 * b));
+    return a;
+  };
+  for (int i = 0; i < kAccounts; ++i) {
+    stream.Node("evm/\x0a" + address(i), Row(std::string(32, '\0') + nonce8 + std::string(32, static_cast<char>(1 + i % 200))));
+  }
+  stream.Node("evm/\x07" + address(7), Row(big_code));
+  auto cosmos = Open("cosmos");
+  EXPECT_EQ(sc::ImportSnapshotLeaves(stream.WriteTo(Path("stream")), 10, *cosmos, nullptr), 3u * kAccounts + 1);
+  for (int i : {0, 1, 99'999, 100'000, kAccounts - 1}) {
+    EXPECT_EQ(cosmos->Get("bank", 10, "balance-" + std::to_string(1'000'000 + i)), std::optional<std::string>(std::to_string(i)));
+    EXPECT_EQ(cosmos->Get("evm", 10, "\x0a" + address(i)), std::optional<std::string>(nonce8));
+    EXPECT_EQ(cosmos->Get("evm", 10, "\x08" + address(i)), std::optional<std::string>(std::string(32, static_cast<char>(1 + i % 200))));
+  }
+  EXPECT_EQ(cosmos->Get("evm", 10, "\x07" + address(7)), std::optional<std::string>(big_code));
+  size_t evm_keys = 0;
+  for (auto it = cosmos->NewIterator("evm", 10, std::nullopt, std::nullopt, false); it->Valid(); it->Next()) ++evm_keys;
+  EXPECT_EQ(evm_keys, 2u * kAccounts + 1);
+}
+
 TEST_F(SnapshotLeavesTest, RefusesMalformedStreamsNamingTheFault) {
   const std::vector<std::pair<StreamBuilder, std::string>> cases = {
       {StreamBuilder().Node("k", "v"), "a node before any store"},

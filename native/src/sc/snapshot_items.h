@@ -3,10 +3,11 @@
 #pragma once
 
 #include <cstdint>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "unique_fd.h"
 
 namespace strata::sc {
 
@@ -27,7 +28,8 @@ struct SnapshotItem {
   int64_t height = 0;
 };
 
-/// Reads length-delimited SnapshotItems from a file, checking every field it decodes.
+/// Reads length-delimited SnapshotItems from a file, checking every field it decodes. The file
+/// is read in large blocks and items are decoded where they lie in the buffer.
 class SnapshotItemReader {
  public:
   /// Throws kInvalidArgument when `path` cannot be read.
@@ -39,6 +41,7 @@ class SnapshotItemReader {
   const std::string& path() const { return path_; }
 
  private:
+  bool Buffer(size_t need);
   bool ReadStreamUvarint(uint64_t* v);
   uint64_t Uvarint(std::string_view s, size_t* pos);
   std::string_view Bytes(std::string_view s, size_t* pos);
@@ -46,8 +49,11 @@ class SnapshotItemReader {
   void DecodeNode(std::string_view body, SnapshotItem* item);
 
   std::string path_;
-  std::ifstream in_;
-  std::string msg_;
+  UniqueFd fd_;
+  std::string buf_;  // the file's bytes [begin_, end_) not decoded yet
+  size_t begin_ = 0;
+  size_t end_ = 0;
+  bool eof_ = false;
   uint64_t items_ = 0;
   uint64_t bytes_ = 0;
 };

@@ -11,25 +11,29 @@
 namespace strata::sc {
 namespace {
 
-// Items handed to a store per Import call: bounded memory, few calls.
-constexpr size_t kImportBatch = 10'000;
+// Items handed to a store per Import call, each call one sorted file: large enough that the
+// files are few, bounded (by count and bytes) so memory stays small.
+constexpr size_t kImportBatch = 250'000;
+constexpr size_t kImportBatchBytes = 48u << 20;
 constexpr std::string_view kFlatKvSection = CommitStore::kFlatKvSection;
 constexpr std::string_view kEvmStore = CommitStore::kEvmStore;
 
 // Collects items for one store and imports them a batch at a time.
 class ImportBatch {
  public:
-  ImportBatch(VersionedStore& store, uint64_t version) : store_(store), version_(version) { items_.reserve(kImportBatch); }
+  ImportBatch(VersionedStore& store, uint64_t version) : store_(store), version_(version) {}
 
   void Add(std::string_view store, std::string_view key, std::string_view value) {
     items_.push_back(ImportItem{std::string(store), std::string(key), std::string(value)});
-    if (items_.size() >= kImportBatch) Flush();
+    bytes_ += store.size() + key.size() + value.size();
+    if (items_.size() >= kImportBatch || bytes_ >= kImportBatchBytes) Flush();
   }
   void Flush() {
     if (items_.empty()) return;
     store_.Import(version_, items_);
     written_ += items_.size();
     items_.clear();
+    bytes_ = 0;
   }
   uint64_t written() const { return written_; }
 
@@ -37,6 +41,7 @@ class ImportBatch {
   VersionedStore& store_;
   uint64_t version_;
   std::vector<ImportItem> items_;
+  size_t bytes_ = 0;
   uint64_t written_ = 0;
 };
 

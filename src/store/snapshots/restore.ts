@@ -253,7 +253,8 @@ export async function restoreSnapshot(options: RestoreOptions): Promise<RestoreR
       streamBytes += bytes.length;
       options.onChunk?.(index, manifest.chunks.length, bytes.length);
     }
-    await out.sync();
+    // Not synced: the stream only feeds the imports below, and a crash before the restore
+    // completes discards it with everything else the marker lists.
   } finally {
     await out.close();
   }
