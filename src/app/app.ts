@@ -152,7 +152,7 @@ export class App implements AppReader {
   readonly #blockHash: BlockHashLookup = (height) => this.#blockHashes(height);
   readonly #latestState: StateView = {
     get: (store, key) => this.#sc.get(store, key),
-    getMany: (store, keys) => this.#sc.getMany(store, keys),
+    getManyPacked: (store, packedKeys, keyLengths) => this.#sc.getManyPacked(store, packedKeys, keyLengths),
   };
   /** VMs reused across eth_call / eth_estimateGas requests run on this thread. */
   readonly #callVms: VmPool;

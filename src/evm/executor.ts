@@ -154,14 +154,15 @@ export interface BlockInputs {
 }
 
 /** The senders and recipients of `txs`, and the coinbase. */
-function* touchedAccounts(txs: ReadonlyArray<DecodedTx | { error: unknown }>, coinbase: Address): Generator<Uint8Array> {
-  yield coinbase.bytes;
+function touchedAccounts(txs: ReadonlyArray<DecodedTx | { error: unknown }>, coinbase: Address): Uint8Array[] {
+  const out = [coinbase.bytes];
   for (const tx of txs) {
     if ('error' in tx) continue;
-    yield tx.sender.bytes;
+    out.push(tx.sender.bytes);
     const to = tx.to;
-    if (to !== undefined) yield to.bytes;
+    if (to !== undefined) out.push(to.bytes);
   }
+  return out;
 }
 
 /** keccak256 of the block's receipt hashes end to end, the transfers' taken from `transfers`. */

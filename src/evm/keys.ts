@@ -55,6 +55,40 @@ export function storageKey(address: Uint8Array, slot: Uint8Array): Uint8Array {
   return key;
 }
 
+/** Keys of one store packed end to end for a many-key read, with each key's length. */
+export interface PackedKeys {
+  packed: Uint8Array;
+  lengths: Int32Array;
+}
+
+/**
+ * The keys of `addresses`' account fields, packed per store: `bank` holds each balance key,
+ * `evm` each nonce key followed by that address's code-hash key.
+ */
+export function packedAccountKeys(addresses: readonly Uint8Array[]): { bank: PackedKeys; evm: PackedKeys } {
+  let bytes = 0;
+  for (const a of addresses) bytes += a.length;
+  const bank = Buffer.allocUnsafe(bytes);
+  const evm = Buffer.allocUnsafe(2 * (addresses.length + bytes));
+  const bankLengths = new Int32Array(addresses.length);
+  const evmLengths = new Int32Array(2 * addresses.length);
+  let b = 0;
+  let e = 0;
+  for (let i = 0; i < addresses.length; i++) {
+    const a = addresses[i]!;
+    bank.set(a, b);
+    b += a.length;
+    bankLengths[i] = a.length;
+    evm[e] = NONCE_PREFIX;
+    evm.set(a, e + 1);
+    evm[e + 1 + a.length] = CODE_HASH_PREFIX;
+    evm.set(a, e + 2 + a.length);
+    e += 2 + 2 * a.length;
+    evmLengths[2 * i] = evmLengths[2 * i + 1] = 1 + a.length;
+  }
+  return { bank: { packed: bank, lengths: bankLengths }, evm: { packed: evm, lengths: evmLengths } };
+}
+
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 /** Bytes read into one safe integer at a time when decoding. */
 const CHUNK_BYTES = 6;

@@ -21,6 +21,7 @@ import {
   decodeUint,
   encodeUint,
   nonceKey,
+  packedAccountKeys,
   storageKey,
 } from './keys.js';
 
@@ -28,8 +29,8 @@ import {
 export interface StateView {
   /** The value of `key` in `store`, or undefined when absent. */
   get(store: string, key: Uint8Array): Uint8Array | undefined;
-  /** get for many keys of one store at once, where the view can do that in one read. */
-  getMany?(store: string, keys: readonly Uint8Array[]): Array<Uint8Array | undefined>;
+  /** get for many keys of one store, packed end to end (`keyLengths` each), where the view can do that in one read. */
+  getManyPacked?(store: string, packedKeys: Uint8Array, keyLengths: Int32Array): Array<Uint8Array | undefined>;
 }
 
 /** A StateView over nothing: every key is absent. */
@@ -49,12 +50,6 @@ const CLEARED_TAG = 'c';
 const BALANCE_ID = STORE_TAG[BANK_STORE]!;
 const NONCE_ID = STORE_TAG[EVM_STORE]! + String.fromCharCode(NONCE_PREFIX);
 const CODE_HASH_ID = STORE_TAG[EVM_STORE]! + String.fromCharCode(CODE_HASH_PREFIX);
-/** An account's fields as (entry id prefix, store, key), nonce and code hash side by side. */
-const ACCOUNT_FIELDS: ReadonlyArray<readonly [string, string, (address: Uint8Array) => Uint8Array]> = [
-  [BALANCE_ID, BANK_STORE, balanceKey],
-  [NONCE_ID, EVM_STORE, nonceKey],
-  [CODE_HASH_ID, EVM_STORE, codeHashKey],
-];
 const ZERO_HASH = new Uint8Array(32);
 const EMPTY = new Uint8Array(0);
 
@@ -205,31 +200,32 @@ export class OverlayStateManager implements StateManagerInterface {
   }
 
   /**
-   * Reads the balance, nonce and code hash of `addresses` that no read has asked for yet, in
-   * one view call per store, so the getAccountSync calls that follow find them cached. Only
-   * for a view with getMany; the values are what the first read would have found.
+   * Reads the balance, nonce and code hash of `addresses` in one view call per store, so the
+   * getAccountSync calls that follow find them cached. Only for a view with getManyPacked, and
+   * before any write (the view does not change under a state manager, so the values are what
+   * the first read would have found).
    */
-  prefetchAccounts(addresses: Iterable<Uint8Array>): void {
+  prefetchAccounts(addresses: readonly Uint8Array[]): void {
     const view = this.#view;
-    if (view.getMany === undefined) return;
-    const wanted = new Map<string, { ids: string[]; keys: Uint8Array[] }>();
-    const seen = new Set<string>();
+    if (view.getManyPacked === undefined) return;
+    const ats = new Set<string>();
+    const unique: Uint8Array[] = [];
     for (const a of addresses) {
       const at = latin1(a);
-      if (seen.has(at)) continue;
-      seen.add(at);
-      for (const [prefix, store, keyOf] of ACCOUNT_FIELDS) {
-        const id = prefix + at;
-        if (this.#baseCache.has(id)) continue;
-        let batch = wanted.get(store);
-        if (!batch) wanted.set(store, (batch = { ids: [], keys: [] }));
-        batch.ids.push(id);
-        batch.keys.push(keyOf(a));
-      }
+      if (ats.has(at)) continue;
+      ats.add(at);
+      unique.push(a);
     }
-    for (const [store, { ids, keys }] of wanted) {
-      const values = view.getMany(store, keys);
-      for (let i = 0; i < ids.length; i++) this.#baseCache.set(ids[i]!, values[i] ?? null);
+    const { bank, evm } = packedAccountKeys(unique);
+    const balances = view.getManyPacked(BANK_STORE, bank.packed, bank.lengths);
+    const evmValues = view.getManyPacked(EVM_STORE, evm.packed, evm.lengths);
+    const cache = this.#baseCache;
+    let i = 0;
+    for (const at of ats) {
+      cache.set(BALANCE_ID + at, balances[i] ?? null);
+      cache.set(NONCE_ID + at, evmValues[2 * i] ?? null);
+      cache.set(CODE_HASH_ID + at, evmValues[2 * i + 1] ?? null);
+      i++;
     }
   }
 

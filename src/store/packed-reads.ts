@@ -15,17 +15,26 @@ export class PackedReader {
   /** The values of `keys` (undefined when absent), read with `read` in one native call. */
   read(keys: readonly Uint8Array[], read: PackedRead): Array<Buffer | undefined> {
     if (!Array.isArray(keys)) throw new InvalidArgumentError('keys must be an array of Uint8Array');
-    if (this.#slots.length < 2 * keys.length) this.#slots = new Int32Array(2 * keys.length);
-    const slots = this.#slots;
     const keyLengths = new Int32Array(keys.length);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
       if (!(key instanceof Uint8Array)) throw new InvalidArgumentError('key must be a Uint8Array or Buffer');
       keyLengths[i] = key.length;
     }
-    const packed = read(Buffer.concat(keys as Uint8Array[]), keyLengths, slots);
-    const values = new Array<Buffer | undefined>(keys.length);
-    for (let i = 0; i < keys.length; i++) {
+    return this.readPacked(Buffer.concat(keys as Uint8Array[]), keyLengths, read);
+  }
+
+  /** {@link read} of keys already packed end to end in `packedKeys`, `keyLengths` long each. */
+  readPacked(packedKeys: Uint8Array, keyLengths: Int32Array, read: PackedRead): Array<Buffer | undefined> {
+    if (!(packedKeys instanceof Uint8Array) || !(keyLengths instanceof Int32Array)) throw new InvalidArgumentError('packed keys must be a Uint8Array and their lengths an Int32Array');
+    let total = 0;
+    for (let i = 0; i < keyLengths.length; i++) total += keyLengths[i]!;
+    if (total !== packedKeys.length) throw new InvalidArgumentError(`the key lengths add up to ${total} bytes, but ${packedKeys.length} bytes of keys were given`);
+    if (this.#slots.length < 2 * keyLengths.length) this.#slots = new Int32Array(2 * keyLengths.length);
+    const slots = this.#slots;
+    const packed = read(packedKeys, keyLengths, slots);
+    const values = new Array<Buffer | undefined>(keyLengths.length);
+    for (let i = 0; i < keyLengths.length; i++) {
       const length = slots[2 * i + 1]!;
       values[i] = length >= 0 ? packed.subarray(slots[2 * i]!, slots[2 * i]! + length) : undefined;
     }

@@ -142,7 +142,11 @@ t.test('getMany answers as get does per key: committed, staged, absent, in FlatK
       t.equal(many.length, keys.length, `${name}: one answer per key (flatkv ${flatkv})`);
       t.same(many.map((v) => (v === undefined ? null : hex(v))), keys.map((k) => { const v = store.get(name, k); return v === undefined ? null : hex(v); }), `${name}: getMany equals get for each key (flatkv ${flatkv})`);
       t.ok(many.some((v) => v === undefined) && many.some((v) => v !== undefined), `${name}: the keys include present and absent ones`);
+      const packed = store.getManyPacked(name, Buffer.concat(keys), Int32Array.from(keys, (k) => k.length));
+      t.same(packed.map((v) => (v === undefined ? null : hex(v))), many.map((v) => (v === undefined ? null : hex(v))), `${name}: getManyPacked equals getMany (flatkv ${flatkv})`);
     }
+    t.throws(() => store.getManyPacked('bank', Buffer.concat(bankKeys), new Int32Array([bankKeys[0]!.length])), InvalidArgumentError, 'key lengths that do not cover the packed keys are refused');
+    t.throws(() => store.getManyPacked('bank', bankKeys[0]!, [bankKeys[0]!.length] as unknown as Int32Array), InvalidArgumentError, 'lengths must be an Int32Array');
     t.same(store.getMany('nosuchstore', [bankKey(0)]), [undefined], 'a store that does not exist has no values');
     t.same(store.getMany('bank', []), [], 'no keys, no values');
     t.throws(() => store.getMany('bank', 'key' as unknown as Uint8Array[]), InvalidArgumentError);

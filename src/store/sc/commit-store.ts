@@ -183,6 +183,11 @@ export class CommitStore {
     return this.#reads.read(keys, (packed, lengths, slots) => callSync(() => this.native.getMany(store, packed, lengths, slots)));
   }
 
+  /** {@link getMany} of keys packed end to end in `packedKeys`, each `keyLengths[i]` bytes long. */
+  getManyPacked(store: string, packedKeys: Uint8Array, keyLengths: Int32Array): Array<Buffer | undefined> {
+    return this.#reads.readPacked(packedKeys, keyLengths, (packed, lengths, slots) => callSync(() => this.native.getMany(store, packed, lengths, slots)));
+  }
+
   /** Iterates a Cosmos store's latest keys in order (FlatKV's `evm` store cannot iterate). */
   *iterate(store: string, options: RangeOptions = {}): Generator<[Uint8Array, Uint8Array]> {
     const ascending = options.reverse !== true;
