@@ -201,9 +201,9 @@ export class OverlayStateManager implements StateManagerInterface {
 
   /**
    * Reads the balance, nonce and code hash of `addresses` in one view call per store, so the
-   * getAccountSync calls that follow find them cached. Only for a view with getManyPacked, and
-   * before any write (the view does not change under a state manager, so the values are what
-   * the first read would have found).
+   * getAccountSync calls that follow find them cached. Only for a view with getManyPacked; the
+   * view does not change under a state manager, so a value read ahead is what a later read
+   * would find.
    */
   prefetchAccounts(addresses: readonly Uint8Array[]): void {
     const view = this.#view;
