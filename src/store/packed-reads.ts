@@ -21,7 +21,7 @@ export class PackedReader {
       if (!(key instanceof Uint8Array)) throw new InvalidArgumentError('key must be a Uint8Array or Buffer');
       keyLengths[i] = key.length;
     }
-    return this.readPacked(Buffer.concat(keys as Uint8Array[]), keyLengths, read);
+    return this.#read(Buffer.concat(keys as Uint8Array[]), keyLengths, read);
   }
 
   /** {@link read} of keys already packed end to end in `packedKeys`, `keyLengths` long each. */
@@ -30,6 +30,11 @@ export class PackedReader {
     let total = 0;
     for (let i = 0; i < keyLengths.length; i++) total += keyLengths[i]!;
     if (total !== packedKeys.length) throw new InvalidArgumentError(`the key lengths add up to ${total} bytes, but ${packedKeys.length} bytes of keys were given`);
+    return this.#read(packedKeys, keyLengths, read);
+  }
+
+  /** One native read of keys whose lengths are known to cover `packedKeys`. */
+  #read(packedKeys: Uint8Array, keyLengths: Int32Array, read: PackedRead): Array<Buffer | undefined> {
     if (this.#slots.length < 2 * keyLengths.length) this.#slots = new Int32Array(2 * keyLengths.length);
     const slots = this.#slots;
     const packed = read(packedKeys, keyLengths, slots);
