@@ -17,7 +17,11 @@
  *    `followerCatchUpBlocksPerSec` / `followerCatchUpTxPerSec` run from the moment its RPC
  *    answers until it has the last block with transfers. `followerStageMs` is the follower's
  *    time per block in each stage (execute, SC commit, SS apply: mean, p50, p99), from the
- *    block stage histogram of its `/metrics` over the catch-up.
+ *    block stage histogram of its `/metrics` over the catch-up. `followerGcMs` is the time its
+ *    main thread spent in garbage collection over the catch-up, per kind (young-generation
+ *    scavenges `minor`, full collections `major`, and `incremental` marking steps; from the
+ *    `nodejs_gc_duration_seconds` histogram of its `/metrics`), and `followerGcShare` that time
+ *    over the catch-up's. Unlike the rates it hardly moves with the machine's noise.
  * 3. lag: the validator restarts with 1 s blocks and gets a steady 1,000 transfers/s for the
  *    load window; both nodes' heights are polled every 5 ms and each block's lag is the time
  *    from the validator showing it to the follower showing it. `followerLagMsP99` is the 99th
@@ -40,6 +44,7 @@ import { cpuSnapshot, foreignCpuPercent, waitForQuietMachine } from '../rpc/cpu.
 import { sendEach } from '../rpc/load.js';
 import { initNodeHome, startNode, type NodeHome, type RunningProcess } from '../node/node-process.js';
 import { RpcClient } from '../node/rpc-client.js';
+import { scrapeMetrics } from '../metrics-text.js';
 import { scrapeStages, stageDeltas } from '../pipeline/stage-metrics.js';
 import { sendRawTransactionBodies, signTransfers } from '../node/transfers.js';
 
@@ -67,6 +72,15 @@ const FULL: Size = { blocks: 12, loadSeconds: 20 };
 const QUICK: Size = { blocks: 4, loadSeconds: 6 };
 
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
+
+/** The node's garbage-collection seconds so far per kind, from its `/metrics` (prom-client's default metrics). */
+async function gcSeconds(metricsPort: number): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const { name, labels, value } of await scrapeMetrics(metricsPort)) {
+    if (name === 'nodejs_gc_duration_seconds_sum' && labels.kind !== undefined) out.set(labels.kind, value);
+  }
+  return out;
+}
 
 /** Rewrites config.toml of `home` with a block interval, the packet size and persistent peers. */
 async function configure(home: NodeHome, blockMs: number, persistentPeers = ''): Promise<void> {
@@ -204,6 +218,7 @@ async function main(): Promise<void> {
     const fClient = new RpcClient(followerHome.httpPort, 1);
     const followerMetrics = (await loadConfig(followerHome.home)).node.instrumentation.prometheusListenAddr.port;
     const stagesBefore = await scrapeStages(followerMetrics, [STAGE_HISTOGRAM]);
+    const gcBefore = await gcSeconds(followerMetrics);
     const catchStart = performance.now();
     const startHeight = await heightOf(fClient);
     while ((await heightOf(fClient)) < lastWithTxs) {
@@ -212,6 +227,9 @@ async function main(): Promise<void> {
     }
     const catchSeconds = (performance.now() - catchStart) / 1000;
     const stageTimes = stageDeltas(stagesBefore, await scrapeStages(followerMetrics, [STAGE_HISTOGRAM]), STAGE_HISTOGRAM);
+    const gcAfter = await gcSeconds(followerMetrics);
+    const followerGcMs = Object.fromEntries([...gcAfter].map(([kind, seconds]) => [kind, (seconds - (gcBefore.get(kind) ?? 0)) * 1000]));
+    const followerGcShare = Object.values(followerGcMs).reduce((sum, ms) => sum + ms, 0) / 1000 / catchSeconds;
     const stageMs = (stage: (typeof FOLLOWER_STAGES)[number]): { meanMs: number; p50Ms: number; p99Ms: number } => {
       const d = stageTimes.get(stage);
       return { meanMs: d?.meanMs ?? Number.NaN, p50Ms: d?.p50Ms ?? Number.NaN, p99Ms: d?.p99Ms ?? Number.NaN };
@@ -287,6 +305,8 @@ async function main(): Promise<void> {
       blockIntervalMs: LOAD_BLOCK_MS,
       catchUpOverProduce: followerCatchUpTxPerSec / validatorProduceTxPerSec,
       followerStageMs,
+      followerGcMs,
+      followerGcShare,
       foreignCpuPercent: { produce: foreignProduce, catchUp: foreignCatchUp, lag: foreignLag },
     };
     const text = table([
@@ -296,6 +316,7 @@ async function main(): Promise<void> {
       ['follower: catch-up (blocks/s)', followerCatchUpBlocksPerSec.toFixed(1)],
       ['catch-up / produce', `${output.catchUpOverProduce.toFixed(2)}x`],
       ['follower ms per block: execute / SC commit / SS apply', FOLLOWER_STAGES.map((stage) => followerStageMs[stage].meanMs.toFixed(1)).join(' / ')],
+      ['follower GC over the catch-up (% of its time)', (100 * followerGcShare).toFixed(1)],
       [`follower lag p99 at ${rate(achievedTps)} tx/s (ms)`, followerLagMsP99.toFixed(0)],
       ['follower lag median / max (ms)', `${output.lagMedianMs.toFixed(0)} / ${output.lagMaxMs.toFixed(0)}`],
       ['lag samples (blocks)', String(lags.length)],
