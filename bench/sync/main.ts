@@ -21,7 +21,7 @@
  *    main thread spent in garbage collection over the catch-up, per kind (young-generation
  *    scavenges `minor`, full collections `major`, and `incremental` marking steps; from the
  *    `nodejs_gc_duration_seconds` histogram of its `/metrics`), and `followerGcShare` that time
- *    over the catch-up's. Unlike the rates it hardly moves with the machine's noise.
+ *    over the catch-up's.
  * 3. lag: the validator restarts with 1 s blocks and gets a steady 1,000 transfers/s for the
  *    load window; both nodes' heights are polled every 5 ms and each block's lag is the time
  *    from the validator showing it to the follower showing it. `followerLagMsP99` is the 99th
