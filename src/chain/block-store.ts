@@ -35,7 +35,7 @@ import {
 import { readUint64Be, uint64Be } from './hash.js';
 import { decodeImportedBlock, encodeImportedBlock, isImportedRecord, type ChainBlock, type ImportedOrigin } from './imported-block.js';
 import { PackedKvOps, PlainKv, type PlainKvOp, type PlainKvOptions } from '../store/index.js';
-import { encodeRlp } from '../util/rlp.js';
+import { encodeFlatListInto, encodeRlp } from '../util/rlp.js';
 import { LRUCache } from 'lru-cache';
 
 /** Outcome of one transaction, as the executor reports it. */
@@ -186,13 +186,18 @@ function listOf(value: unknown): unknown[] {
   return value;
 }
 
+/** Room for one stored receipt: at most a 2-byte list header, 1 + 1 + 3 × 21 + 3 × 33 bytes of fields. */
+const receiptScratch = Buffer.allocUnsafe(192);
+const EMPTY_BYTES = new Uint8Array(0);
+
+/** A receipt's stored form, in a buffer the next call reuses: the caller copies it at once. */
 function encodeReceipt(receipt: Receipt): Uint8Array {
-  return encodeRlp([
+  return encodeFlatListInto(receiptScratch, [
     receipt.status,
     receipt.txType,
     receipt.from,
-    receipt.to ?? new Uint8Array(0),
-    receipt.contractAddress ?? new Uint8Array(0),
+    receipt.to ?? EMPTY_BYTES,
+    receipt.contractAddress ?? EMPTY_BYTES,
     receipt.gasUsed,
     receipt.cumulativeGasUsed,
     receipt.effectiveGasPrice,

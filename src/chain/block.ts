@@ -152,7 +152,9 @@ export function txHash(rawTx: Uint8Array): Buffer {
 
 /** keccak256 of the concatenated tx hashes; keccak256 of nothing for an empty block. */
 export function txRoot(txs: readonly Uint8Array[]): Buffer {
-  return keccak256(Buffer.concat(txs.map((tx) => txHash(tx))));
+  const hashes = Buffer.allocUnsafe(32 * txs.length);
+  for (let i = 0; i < txs.length; i++) hashes.set(txHash(txs[i]!), 32 * i);
+  return keccak256(hashes);
 }
 
 /** RLP of [header fields, txs, signature]. */

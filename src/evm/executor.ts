@@ -180,7 +180,8 @@ function receiptsRoot(hashes: ReadonlyArray<Uint8Array | number>, transfers: Tra
 export async function executeBlockTxs(common: Common, view: StateView, ctx: BlockContext, rawTxs: readonly Uint8Array[], inputs: BlockInputs = {}): Promise<BlockExecution> {
   const decode = inputs.decode ?? ((raw: Uint8Array) => decodeTx(raw, common));
   const state = new OverlayStateManager(view);
-  const vm = await createChainVM(common, state, inputs.hashes);
+  // Made on the first transaction that needs the interpreter: a block of plain transfers never does.
+  let vm: VM | undefined;
   const block = evmBlock(common, ctx);
   const bloom = new Bloom(undefined, common);
   const precompiles = precompileSet(common);
@@ -221,6 +222,7 @@ export async function executeBlockTxs(common: Common, view: StateView, ctx: Bloc
       } else {
         // The VM may read the coinbase (BALANCE, or paying it): its tips must be in place.
         tips.credit(state);
+        vm ??= await createChainVM(common, state, inputs.hashes);
         outcome = await runChecked(vm, state, decoded, block, gasUsed);
       }
     } catch (error) {

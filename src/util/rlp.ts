@@ -100,6 +100,56 @@ export function encodeRlp(item: RlpInput): Buffer {
   return out;
 }
 
+/** Writes one byte string or integer at `at` of `out` (which must have room); answers the offset after it. */
+function writeScalar(out: Buffer, at: number, item: Uint8Array | number | bigint): number {
+  // Typed arrays drop writes past their end: every write is checked to fit first.
+  if (at >= out.length) throw new RangeError('the list does not fit its scratch buffer');
+  if (item instanceof Uint8Array) {
+    if (item.length === 1 && item[0]! < 0x80) {
+      out[at] = item[0]!;
+      return at + 1;
+    }
+    if (item.length >= 56) throw new RangeError(`a flat list's byte strings must be shorter than 56 bytes; got ${item.length}`);
+    if (at + 1 + item.length > out.length) throw new RangeError('the list does not fit its scratch buffer');
+    out[at] = 0x80 + item.length;
+    out.set(item, at + 1);
+    return at + 1 + item.length;
+  }
+  let n = safeUint(item);
+  if (n === undefined) return writeScalar(out, at, uintBytes(item));
+  if (n < 0x80) {
+    out[at] = n === 0 ? 0x80 : n;
+    return at + 1;
+  }
+  const bytes = lengthOfLength(n);
+  if (at + 1 + bytes > out.length) throw new RangeError('the list does not fit its scratch buffer');
+  out[at] = 0x80 + bytes;
+  for (let i = bytes; i > 0; i--, n = Math.floor(n / 256)) out[at + i] = n % 256;
+  return at + 1 + bytes;
+}
+
+/**
+ * encodeRlp of a list of byte strings (each under 56 bytes) and integers, written into
+ * `scratch` instead of a new buffer and without encodeRlp's sizing pass: for a small record
+ * encoded many times per block (a stored receipt), whose bytes the caller copies at once. The
+ * answer is a view of `scratch`, valid until its next use; the list must fit in it (its
+ * payload under 256 bytes).
+ */
+export function encodeFlatListInto(scratch: Buffer, items: ReadonlyArray<Uint8Array | number | bigint>): Buffer {
+  // Items go after room for the longest header this allows (0xf8 and one length byte).
+  let end = 2;
+  for (const item of items) end = writeScalar(scratch, end, item);
+  const payload = end - 2;
+  if (payload < 56) {
+    scratch[1] = 0xc0 + payload;
+    return scratch.subarray(1, end);
+  }
+  if (payload > 255) throw new RangeError(`a flat list's payload must be under 256 bytes; got ${payload}`);
+  scratch[0] = 0xf8;
+  scratch[1] = payload;
+  return scratch.subarray(0, end);
+}
+
 /** Minimal big-endian bytes of a non-negative integer (empty for zero), as RLP encodes integers. */
 export function uintBytes(value: bigint | number): Uint8Array {
   if (typeof value === 'number' ? value <= Number.MAX_SAFE_INTEGER : value <= BigInt(Number.MAX_SAFE_INTEGER)) {

@@ -9,7 +9,7 @@ import t from 'tap';
 import { decode, encode } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes } from '@ethereumjs/util';
 
-import { RlpDecodeError, decodeRlp, encodeRlp, rlpListHeader, uintBytes, type RlpInput } from '../../src/util/rlp.js';
+import { RlpDecodeError, decodeRlp, encodeFlatListInto, encodeRlp, rlpListHeader, uintBytes, type RlpInput } from '../../src/util/rlp.js';
 
 let seed = 7;
 function random(): number {
@@ -79,6 +79,31 @@ t.test('integer items encode as @ethereumjs/rlp encodes numbers and bigints', as
   t.throws(() => encodeRlp([1, -1]), RangeError, 'a negative number is refused');
   t.throws(() => encodeRlp(-1n), RangeError, 'a negative bigint is refused');
   t.throws(() => encodeRlp(1.5), RangeError, 'a fraction is refused');
+});
+
+t.test('a flat list written into scratch space gives encodeRlp\'s bytes', async (t) => {
+  const scratch = Buffer.alloc(300);
+  const scalars: Array<Uint8Array | number | bigint> = [0, 1, 0x7f, 0x80, 2 ** 53 - 1, 0n, 0x80n, 2n ** 53n, 2n ** 255n + 3n, Uint8Array.of(), Uint8Array.of(0), Uint8Array.of(0x80), bytes(20), bytes(55)];
+  let mismatches = 0;
+  let lists = 0;
+  for (let n = 0; n < 2_000; n++) {
+    const items = Array.from({ length: Math.floor(random() * 9) }, () => scalars[Math.floor(random() * scalars.length)]!);
+    if (encodeRlp(items).length > 257) continue;
+    lists++;
+    if (hex(encodeFlatListInto(scratch, items)) !== hex(encode(items))) mismatches++;
+  }
+  t.ok(lists > 1_000, `${lists} lists compared`);
+  t.equal(mismatches, 0, 'every list encodes as @ethereumjs/rlp encodes it');
+  // Payloads on both sides of the short-list limit (55/56) and at the top of the long form.
+  for (const payload of [0, 55, 56, 255]) {
+    const items = Array.from({ length: payload }, () => 1);
+    t.equal(hex(encodeFlatListInto(scratch, items)), hex(encode(items)), `payload ${payload}`);
+  }
+  t.throws(() => encodeFlatListInto(scratch, Array.from({ length: 256 }, () => 1)), RangeError, 'a payload of 256 bytes is refused');
+  t.throws(() => encodeFlatListInto(Buffer.alloc(20), [bytes(20)]), RangeError, 'a list larger than its scratch is refused');
+  t.throws(() => encodeFlatListInto(Buffer.alloc(20), Array.from({ length: 19 }, () => 1)), RangeError, 'so is one of single bytes');
+  t.throws(() => encodeFlatListInto(scratch, [bytes(56)]), RangeError, 'a long byte string is refused');
+  t.throws(() => encodeFlatListInto(scratch, [-1]), RangeError, 'a negative integer is refused');
 });
 
 t.test('a list header is the head of the list encoding', async (t) => {
