@@ -85,13 +85,68 @@ function pad32(value: Uint8Array): Uint8Array {
   return out;
 }
 
+/** A value of an account field: bytes, or null when absent. */
+type FieldValue = Uint8Array | null;
+
+/** Positions of an account's fields in AccountRecord. */
+const BALANCE = 0;
+const NONCE = 1;
+const CODE_HASH = 2;
+type Field = typeof BALANCE | typeof NONCE | typeof CODE_HASH;
+
+/**
+ * An account's balance, nonce and code hash as this state manager sees them: the values the
+ * view holds (read together, once) and the values written since (undefined = not written).
+ * One record per account, rather than an overlay entry and a cached read per field, keeps a
+ * transfer's reads and writes to two map lookups.
+ */
+class AccountRecord {
+  balance: FieldValue | undefined = undefined;
+  nonce: FieldValue | undefined = undefined;
+  codeHash: FieldValue | undefined = undefined;
+
+  /** `at` is the address in latin1 (a code unit per byte). */
+  constructor(
+    readonly at: string,
+    readonly baseBalance: FieldValue,
+    readonly baseNonce: FieldValue,
+    readonly baseCodeHash: FieldValue,
+  ) {}
+
+  /** The written value of `field` (undefined = not written). */
+  written(field: Field): FieldValue | undefined {
+    return field === BALANCE ? this.balance : field === NONCE ? this.nonce : this.codeHash;
+  }
+
+  /** Sets the written value of `field`. */
+  write(field: Field, value: FieldValue | undefined): void {
+    if (field === BALANCE) this.balance = value;
+    else if (field === NONCE) this.nonce = value;
+    else this.codeHash = value;
+  }
+
+  /** The view's value of `field`. */
+  base(field: Field): FieldValue {
+    return field === BALANCE ? this.baseBalance : field === NONCE ? this.baseNonce : this.baseCodeHash;
+  }
+
+  /** The current value of `field`. */
+  value(field: Field): FieldValue {
+    const written = this.written(field);
+    return written === undefined ? this.base(field) : written;
+  }
+}
+
+/** What a revert restores: an overlay entry, or an account record's field. */
+type Undo = { id: string; previous: Entry | undefined } | { record: AccountRecord; field: Field; previous: FieldValue | undefined };
+
 /**
  * The journaled overlay: checkpoints record an undo position, writes inside a checkpoint log
- * the previous entry so a revert can restore it.
+ * the previous value so a revert can restore it.
  */
 class JournaledOverlay {
   readonly entries = new Map<string, Entry>();
-  readonly #undo: Array<{ id: string; previous: Entry | undefined }> = [];
+  readonly #undo: Undo[] = [];
   readonly #marks: number[] = [];
 
   get(id: string): Entry | undefined {
@@ -101,6 +156,12 @@ class JournaledOverlay {
   set(id: string, entry: Entry): void {
     if (this.#marks.length > 0) this.#undo.push({ id, previous: this.entries.get(id) });
     this.entries.set(id, entry);
+  }
+
+  /** Writes an account field, journaled like set. */
+  setField(record: AccountRecord, field: Field, value: FieldValue): void {
+    if (this.#marks.length > 0) this.#undo.push({ record, field, previous: record.written(field) });
+    record.write(field, value);
   }
 
   checkpoint(): void {
@@ -117,9 +178,10 @@ class JournaledOverlay {
     const mark = this.#marks.pop();
     if (mark === undefined) throw new Error('revert without a checkpoint');
     while (this.#undo.length > mark) {
-      const { id, previous } = this.#undo.pop()!;
-      if (previous === undefined) this.entries.delete(id);
-      else this.entries.set(id, previous);
+      const undo = this.#undo.pop()!;
+      if ('record' in undo) undo.record.write(undo.field, undo.previous);
+      else if (undo.previous === undefined) this.entries.delete(undo.id);
+      else this.entries.set(undo.id, undo.previous);
     }
   }
 
@@ -139,8 +201,10 @@ class JournaledOverlay {
 export class OverlayStateManager implements StateManagerInterface {
   #view: StateView;
   readonly #overlay = new JournaledOverlay();
-  /** Base values already read (null = absent), so repeated reads skip the store. */
+  /** Base values already read (null = absent), so repeated reads skip the store; account fields are in #accounts. */
   readonly #baseCache = new Map<string, Uint8Array | null>();
+  /** Accounts read or written, by address in latin1. */
+  readonly #accounts = new Map<string, AccountRecord>();
   /** Storage slots ever written per address, so clearStorage can delete them. */
   readonly #writtenSlots = new Map<string, Set<string>>();
   /** Values of slots at the start of the current transaction (EIP-2200 gas). */
@@ -187,12 +251,15 @@ export class OverlayStateManager implements StateManagerInterface {
     return entry ? entry.value : this.#base(id, store, key);
   }
 
-  /** #read of an account field by entry id; the key is built only when the store is asked. */
-  #readField(id: string, store: string, keyOf: (address: Uint8Array) => Uint8Array, address: Uint8Array): Uint8Array | null {
-    const entry = this.#overlay.get(id);
-    if (entry) return entry.value;
-    const cached = this.#baseCache.get(id);
-    return cached !== undefined ? cached : this.#load(id, store, keyOf(address));
+  /** The record of the account at `a` (`at` in latin1), its fields read from the view the first time. */
+  #account(a: Uint8Array, at: string): AccountRecord {
+    let record = this.#accounts.get(at);
+    if (record === undefined) {
+      const view = this.#view;
+      record = new AccountRecord(at, view.get(BANK_STORE, balanceKey(a)) ?? null, view.get(EVM_STORE, nonceKey(a)) ?? null, view.get(EVM_STORE, codeHashKey(a)) ?? null);
+      this.#accounts.set(at, record);
+    }
+    return record;
   }
 
   #write(store: string, key: Uint8Array, value: Uint8Array | null): void {
@@ -208,23 +275,23 @@ export class OverlayStateManager implements StateManagerInterface {
   prefetchAccounts(addresses: readonly Uint8Array[]): void {
     const view = this.#view;
     if (view.getManyPacked === undefined) return;
+    const accounts = this.#accounts;
+    // Each address once, and none already read: a record may hold writes.
     const ats = new Set<string>();
     const unique: Uint8Array[] = [];
     for (const a of addresses) {
       const at = latin1(a);
-      if (ats.has(at)) continue;
+      if (ats.has(at) || accounts.has(at)) continue;
       ats.add(at);
       unique.push(a);
     }
+    if (unique.length === 0) return;
     const { bank, evm } = packedAccountKeys(unique);
     const balances = view.getManyPacked(BANK_STORE, bank.packed, bank.lengths);
     const evmValues = view.getManyPacked(EVM_STORE, evm.packed, evm.lengths);
-    const cache = this.#baseCache;
     let i = 0;
     for (const at of ats) {
-      cache.set(BALANCE_ID + at, balances[i] ?? null);
-      cache.set(NONCE_ID + at, evmValues[2 * i] ?? null);
-      cache.set(CODE_HASH_ID + at, evmValues[2 * i + 1] ?? null);
+      accounts.set(at, new AccountRecord(at, balances[i] ?? null, evmValues[2 * i] ?? null, evmValues[2 * i + 1] ?? null));
       i++;
     }
   }
@@ -237,10 +304,10 @@ export class OverlayStateManager implements StateManagerInterface {
   /** Synchronous getAccount, for callers outside the VM. */
   getAccountSync(address: Address): Account | undefined {
     const a = address.bytes;
-    const at = latin1(a);
-    const balance = this.#readField(BALANCE_ID + at, BANK_STORE, balanceKey, a);
-    const nonce = this.#readField(NONCE_ID + at, EVM_STORE, nonceKey, a);
-    const codeHash = this.#readField(CODE_HASH_ID + at, EVM_STORE, codeHashKey, a);
+    const record = this.#account(a, latin1(a));
+    const balance = record.value(BALANCE);
+    const nonce = record.value(NONCE);
+    const codeHash = record.value(CODE_HASH);
     if (balance === null && nonce === null && codeHash === null) return undefined;
     return new Account(decodeUint(nonce), decodeUint(balance), undefined, codeHash ?? KECCAK256_NULL);
   }
@@ -254,40 +321,42 @@ export class OverlayStateManager implements StateManagerInterface {
   /** Synchronous putAccount of an existing account, for callers outside the VM. */
   putAccountSync(address: Address, account: Account): void {
     const a = address.bytes;
-    const at = latin1(a);
-    this.#putBalance(a, at, account.balance);
-    this.#putNonce(a, at, account.nonce);
+    const record = this.#account(a, latin1(a));
+    this.#putBalance(record, account.balance);
+    this.#putNonce(record, account.nonce);
     const emptyCode = bytesEqual(account.codeHash, KECCAK256_NULL);
-    this.#overlay.set(CODE_HASH_ID + at, { store: EVM_STORE, key: codeHashKey(a), value: emptyCode ? null : account.codeHash });
+    this.#overlay.setField(record, CODE_HASH, emptyCode ? null : account.codeHash);
   }
 
   /** Sets only the balance of `address` (a value transfer changes nothing else of the recipient). */
   putBalanceSync(address: Address, balance: bigint): void {
-    this.#putBalance(address.bytes, latin1(address.bytes), balance);
+    const a = address.bytes;
+    this.#putBalance(this.#account(a, latin1(a)), balance);
   }
 
   /** Sets only the nonce and balance of `address` (what paying for a transfer changes). */
   putNonceAndBalanceSync(address: Address, nonce: bigint, balance: bigint): void {
     const a = address.bytes;
-    const at = latin1(a);
-    this.#putBalance(a, at, balance);
-    this.#putNonce(a, at, nonce);
+    const record = this.#account(a, latin1(a));
+    this.#putBalance(record, balance);
+    this.#putNonce(record, nonce);
   }
 
-  #putBalance(a: Uint8Array, at: string, balance: bigint): void {
-    this.#overlay.set(BALANCE_ID + at, { store: BANK_STORE, key: balanceKey(a), value: balance === 0n ? null : encodeUint(balance, 32) });
+  #putBalance(record: AccountRecord, balance: bigint): void {
+    this.#overlay.setField(record, BALANCE, balance === 0n ? null : encodeUint(balance, 32));
   }
 
-  #putNonce(a: Uint8Array, at: string, nonce: bigint): void {
-    this.#overlay.set(NONCE_ID + at, { store: EVM_STORE, key: nonceKey(a), value: nonce === 0n ? null : encodeUint(nonce, 8) });
+  #putNonce(record: AccountRecord, nonce: bigint): void {
+    this.#overlay.setField(record, NONCE, nonce === 0n ? null : encodeUint(nonce, 8));
   }
 
   /** Removes the account with its code and the storage this state manager can see. */
   async deleteAccount(address: Address): Promise<void> {
     const a = address.bytes;
-    this.#write(BANK_STORE, balanceKey(a), null);
-    this.#write(EVM_STORE, nonceKey(a), null);
-    this.#write(EVM_STORE, codeHashKey(a), null);
+    const record = this.#account(a, latin1(a));
+    this.#overlay.setField(record, BALANCE, null);
+    this.#overlay.setField(record, NONCE, null);
+    this.#overlay.setField(record, CODE_HASH, null);
     this.#write(EVM_STORE, codeKey(a), null);
     this.#write(EVM_STORE, codeSizeKey(a), null);
     await this.clearStorage(address);
@@ -305,15 +374,16 @@ export class OverlayStateManager implements StateManagerInterface {
   /** Sets the code (and with it code hash and code size) of `address`. */
   async putCode(address: Address, code: Uint8Array): Promise<void> {
     const a = address.bytes;
+    const record = this.#account(a, latin1(a));
     if (code.length === 0) {
       this.#write(EVM_STORE, codeKey(a), null);
       this.#write(EVM_STORE, codeSizeKey(a), null);
-      this.#write(EVM_STORE, codeHashKey(a), null);
+      this.#overlay.setField(record, CODE_HASH, null);
       return;
     }
     this.#write(EVM_STORE, codeKey(a), code);
     this.#write(EVM_STORE, codeSizeKey(a), encodeUint(BigInt(code.length), 8));
-    this.#write(EVM_STORE, codeHashKey(a), keccak256(code));
+    this.#overlay.setField(record, CODE_HASH, keccak256(code));
   }
 
   /** The code of `address` (empty when none). */
@@ -324,7 +394,7 @@ export class OverlayStateManager implements StateManagerInterface {
     // Stored code is found by its hash; code this overlay wrote is not in the cache. Only
     // putCode and deleteAccount change code, and both write the code key itself.
     if (this.#codes === undefined || this.#overlay.get(id) !== undefined) return this.#read(EVM_STORE, key) ?? EMPTY;
-    const hash = this.#read(EVM_STORE, codeHashKey(a));
+    const hash = this.#account(a, latin1(a)).value(CODE_HASH);
     if (hash === null) return this.#base(id, EVM_STORE, key) ?? EMPTY;
     const cached = this.#codes.get(hash);
     if (cached !== undefined) return cached;
@@ -413,9 +483,12 @@ export class OverlayStateManager implements StateManagerInterface {
     return false;
   }
 
-  /** Forgets cached base reads. */
+  /** Forgets cached base reads (an account's stay while it holds writes: they are compared with them). */
   clearCaches(): void {
     this.#baseCache.clear();
+    this.#accounts.forEach((record, at) => {
+      if (record.balance === undefined && record.nonce === undefined && record.codeHash === undefined) this.#accounts.delete(at);
+    });
   }
 
   /**
@@ -426,6 +499,7 @@ export class OverlayStateManager implements StateManagerInterface {
     this.#view = view;
     this.#overlay.clear();
     this.#baseCache.clear();
+    this.#accounts.clear();
     this.#writtenSlots.clear();
     this.#original.clear();
   }
@@ -448,6 +522,20 @@ export class OverlayStateManager implements StateManagerInterface {
       let pairs = byStore.get(entry.store);
       if (!pairs) byStore.set(entry.store, (pairs = []));
       pairs.push({ id, key: entry.key, value: entry.value });
+    });
+    // Written account fields, under the ids and keys the overlay would give them.
+    const add = (store: string, id: string, key: Uint8Array, value: FieldValue): void => {
+      let pairs = byStore.get(store);
+      if (!pairs) byStore.set(store, (pairs = []));
+      pairs.push({ id, key, value });
+    };
+    this.#accounts.forEach((record) => {
+      const { at, balance, nonce, codeHash } = record;
+      if (balance === undefined && nonce === undefined && codeHash === undefined) return;
+      const a = Buffer.from(at, 'latin1');
+      if (balance !== undefined && !bytesEqual(balance, record.baseBalance)) add(BANK_STORE, BALANCE_ID + at, balanceKey(a), balance);
+      if (nonce !== undefined && !bytesEqual(nonce, record.baseNonce)) add(EVM_STORE, NONCE_ID + at, nonceKey(a), nonce);
+      if (codeHash !== undefined && !bytesEqual(codeHash, record.baseCodeHash)) add(EVM_STORE, CODE_HASH_ID + at, codeHashKey(a), codeHash);
     });
     const out: NamedChangeset[] = [];
     for (const name of [...byStore.keys()].sort()) {
