@@ -45,8 +45,9 @@ interface Entry {
 
 const STORE_TAG: Record<string, string> = { [BANK_STORE]: 'b', [EVM_STORE]: 'e' };
 const CLEARED_TAG = 'c';
-// Entry ids of an account's three fields, less the address: entryId(store, key) for keys that
-// are the address or a prefix byte and the address, so an account read converts it once.
+// Entry ids of an account's three fields, less the address (entryId(store, key) of keys that
+// are the address, or a prefix byte and the address): changesets sorts an account record's
+// writes among the overlay's entries by these ids.
 const BALANCE_ID = STORE_TAG[BANK_STORE]!;
 const NONCE_ID = STORE_TAG[EVM_STORE]! + String.fromCharCode(NONCE_PREFIX);
 const CODE_HASH_ID = STORE_TAG[EVM_STORE]! + String.fromCharCode(CODE_HASH_PREFIX);
