@@ -517,19 +517,17 @@ export class OverlayStateManager implements StateManagerInterface {
   changesets(): NamedChangeset[] {
     const byStore = new Map<string, Array<{ id: string; key: Uint8Array; value: Uint8Array | null }>>();
     // forEach rather than for-of: an entries() iterator makes an [id, entry] array per key.
-    this.#overlay.entries.forEach((entry, id) => {
-      if (id[0] === CLEARED_TAG) return;
-      if (bytesEqual(entry.value, this.#base(id, entry.store, entry.key))) return;
-      let pairs = byStore.get(entry.store);
-      if (!pairs) byStore.set(entry.store, (pairs = []));
-      pairs.push({ id, key: entry.key, value: entry.value });
-    });
-    // Written account fields, under the ids and keys the overlay would give them.
     const add = (store: string, id: string, key: Uint8Array, value: FieldValue): void => {
       let pairs = byStore.get(store);
       if (!pairs) byStore.set(store, (pairs = []));
       pairs.push({ id, key, value });
     };
+    this.#overlay.entries.forEach((entry, id) => {
+      if (id[0] === CLEARED_TAG) return;
+      if (bytesEqual(entry.value, this.#base(id, entry.store, entry.key))) return;
+      add(entry.store, id, entry.key, entry.value);
+    });
+    // Written account fields, under the ids and keys the overlay would give them.
     this.#accounts.forEach((record) => {
       const { at, balance, nonce, codeHash } = record;
       if (balance === undefined && nonce === undefined && codeHash === undefined) return;
