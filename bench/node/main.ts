@@ -42,8 +42,10 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { devAccounts, type DevAccount } from '../../src/chain/genesis-file.js';
+import { loadConfig } from '../../src/config/index.js';
 import { emitReport, rate, table } from '../report.js';
 import { cpuSnapshot, foreignCpuPercent, waitForQuietMachine } from '../rpc/cpu.js';
+import { costPerRequest, meanThreadCost, threadCostText, threadTotals, type ThreadCostPerRequest } from './thread-cost.js';
 import type { LoadResult } from '../rpc/load.js';
 import { launchAnvil, startAnvil } from './anvil-process.js';
 import { meanSideCpu, roundStats, startSideCpu, type SideCpu } from './round-stats.js';
@@ -226,6 +228,9 @@ async function main(): Promise<void> {
       node: { transfers: [], transfersFew: [], getBalance: [], ethCall: [], ethCallDistinct: [], getLogs: [], blockReceipts: [] },
       anvil: { transfers: [], transfersFew: [], getBalance: [], ethCall: [], ethCallDistinct: [], getLogs: [], blockReceipts: [] },
     };
+    const metricsPort = (await loadConfig(home.home)).node.instrumentation.prometheusListenAddr.port;
+    /** Per round, what an eth_call on a distinct holder cost the node's threads. */
+    const callThreadCosts: ThreadCostPerRequest[] = [];
     const pids = [node.pid, anvil.pid];
     const sides = { node: node.pid, anvil: anvil.pid };
     for (let r = 0; r < size.rounds; r++) {
@@ -243,9 +248,15 @@ async function main(): Promise<void> {
       if (suite === 'all' || suite === 'reads') {
         for (const method of ['getBalance', 'ethCall', 'ethCallDistinct'] as const) {
           for (const target of order) {
+            const threadsBefore = target === 'node' && method === 'ethCallDistinct' ? await threadTotals(metricsPort) : undefined;
             const run = await gated(pids, sides, () => runReads(targets[target].port, bodies[method], READ_CONNECTIONS, size.readSeconds));
             runs[target][method].push(run);
             log(`round ${r + 1}/${size.rounds} ${target} ${method}: ${rate(run.requestsPerSec)} req/s, p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(2)} ms, ${run.errors} errors, foreign CPU ${run.foreignCpuPercent.toFixed(1)}%`);
+            if (threadsBefore !== undefined) {
+              const cost = costPerRequest(threadsBefore, await threadTotals(metricsPort), run.requests);
+              callThreadCosts.push(cost);
+              log(`round ${r + 1}/${size.rounds} node ethCallDistinct per call: ${threadCostText(cost)}`);
+            }
           }
         }
       }
@@ -399,6 +410,7 @@ async function main(): Promise<void> {
       anvilEthCallDistinctRps: a.ethCallDistinct?.requestsPerSec ?? null,
       ethCallDistinctRpsRatio: ratio(n.ethCallDistinct?.requestsPerSec, a.ethCallDistinct?.requestsPerSec),
       nodeEthCallDistinctP99Ms: n.ethCallDistinct?.p99Ms ?? null,
+      nodeEthCallDistinctThreadUs: meanThreadCost(callThreadCosts),
       anvilEthCallDistinctP99Ms: a.ethCallDistinct?.p99Ms ?? null,
       nodeGetLogsRps: n.getLogs?.requestsPerSec ?? null,
       anvilGetLogsRps: a.getLogs?.requestsPerSec ?? null,
@@ -469,7 +481,9 @@ async function main(): Promise<void> {
         line('callTracer per worker (tx/s)', scaling.callTracerPerWorkerTxPerSec),
       ])}`;
     }
-    const text = `${table(rows)}\n(1 s blocks, 30M gas: ≤ 1,428 transfers per block on both; ${output.errors} errors; foreign CPU ≤ ${output.maxForeignCpuPercent.toFixed(1)}%)${scalingText}`;
+    const callCost = output.nodeEthCallDistinctThreadUs;
+    const callCostText = callCost === null ? '' : `\neth_call on distinct holders, node threads per call (mean of rounds): ${threadCostText(callCost)}`;
+    const text = `${table(rows)}\n(1 s blocks, 30M gas: ≤ 1,428 transfers per block on both; ${output.errors} errors; foreign CPU ≤ ${output.maxForeignCpuPercent.toFixed(1)}%)${callCostText}${scalingText}`;
     emitReport(text, output, values.json);
   } finally {
     await stopAll();

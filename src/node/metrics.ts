@@ -7,6 +7,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { MallocUsage, MemoryBudgetUsage } from '../store/index.js';
 import { CompactHistogram, type HistogramSeries } from './compact-histogram.js';
 import { StoreSizes } from './metrics-store-sizes.js';
+import { NO_THREAD_CPU, currentThreadId, threadCpu, type ThreadCpu } from './thread-cpu.js';
 
 /** Buckets (seconds) of the block-stage histograms: a block takes milliseconds to seconds. */
 const BLOCK_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -55,6 +56,7 @@ interface PoolState {
   readonly nurseryLimitBytes: number;
   readonly replayedTransactions: number;
   readonly heap: { readonly usedBytes: number; readonly totalBytes: number; readonly externalBytes: number };
+  readonly cpu: ThreadCpu;
 }
 
 /** One node's metrics registry and the observers that feed it. */
@@ -116,6 +118,22 @@ export class NodeMetrics {
         }
       },
     });
+    // The main thread's time, read when a scrape (which runs on the main thread) collects it.
+    const mainThread = currentThreadId();
+    const threadCounter = (name: string, help: string, read: (cpu: ThreadCpu) => number): void => {
+      let seen = 0;
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          const total = read(threadCpu(mainThread) ?? NO_THREAD_CPU);
+          if (total <= seen) return;
+          this.inc(total - seen);
+          seen = total;
+        },
+      });
+    };
     // A counter per pool that follows a running total the pool keeps.
     const poolCounter = (name: string, help: string, read: (pool: PoolState) => number): void => {
       const seen = new Map<string, number>();
@@ -126,8 +144,12 @@ export class NodeMetrics {
         registers,
         collect() {
           for (const [pool, state] of Object.entries(sources.pools)) {
-            this.inc({ pool }, read(state) - (seen.get(pool) ?? 0));
-            seen.set(pool, read(state));
+            // A float total summed in another order may come out a rounding error lower.
+            const total = read(state);
+            const delta = total - (seen.get(pool) ?? 0);
+            if (delta < 0) continue;
+            this.inc({ pool }, delta);
+            seen.set(pool, total);
           }
         },
       });
@@ -137,6 +159,18 @@ export class NodeMetrics {
       'Execution worker threads started: the base ones, growth under long tasks, and replacements of workers stopped at a deadline or lost.',
       (p) => p.started,
     );
+    poolCounter(
+      'strata_execution_worker_cpu_seconds_total',
+      "CPU time of a pool's worker threads (Linux; those replaced or retired included).",
+      (p) => p.cpu.runSeconds,
+    );
+    poolCounter(
+      'strata_execution_worker_cpu_wait_seconds_total',
+      "Time a pool's worker threads were ready to run but waited for a CPU (Linux): high against the CPU time, the workers are short of cores, not of work.",
+      (p) => p.cpu.waitSeconds,
+    );
+    threadCounter('strata_main_thread_cpu_seconds_total', 'CPU time of the main thread (Linux): RPC, consensus, block production and sync run on it.', (c) => c.runSeconds);
+    threadCounter('strata_main_thread_cpu_wait_seconds_total', 'Time the main thread was ready to run but waited for a CPU (Linux).', (c) => c.waitSeconds);
     poolCounter(
       'strata_trace_replayed_transactions_total',
       "Transactions a pool's workers re-ran untraced to reach the state a trace starts from (the block's transactions before the traced one).",

@@ -36,6 +36,10 @@ t.test('/metrics of a running node', async (t) => {
     ['strata_execution_worker_nursery_limit_bytes', 'gauge'],
     ['strata_execution_worker_starts_total', 'counter'],
     ['strata_trace_replayed_transactions_total', 'counter'],
+    ['strata_execution_worker_cpu_seconds_total', 'counter'],
+    ['strata_execution_worker_cpu_wait_seconds_total', 'counter'],
+    ['strata_main_thread_cpu_seconds_total', 'counter'],
+    ['strata_main_thread_cpu_wait_seconds_total', 'counter'],
     ['strata_execution_worker_heap_bytes', 'gauge'],
     ['strata_store_size_bytes', 'gauge'],
     ['strata_storage_memory_bytes', 'gauge'],
@@ -58,7 +62,14 @@ t.test('/metrics of a running node', async (t) => {
     t.ok(value(first, 'strata_execution_workers', { pool }) >= 1, `${pool} workers counted`);
     t.ok(value(first, 'strata_execution_worker_starts_total', { pool }) >= value(first, 'strata_execution_workers', { pool }), `${pool} worker starts counted`);
     t.ok(value(first, 'strata_execution_worker_nursery_limit_bytes', { pool }) >= 12 * 1024 * 1024, `${pool} workers' nursery limits reported`);
+    // Each worker loaded its modules and made a VM before it was ready: that took CPU time.
+    t.ok(value(first, 'strata_execution_worker_cpu_seconds_total', { pool }) > 0.01, `${pool} workers' CPU time read from their threads`);
+    t.ok(value(first, 'strata_execution_worker_cpu_wait_seconds_total', { pool }) >= 0, `${pool} workers' wait for a CPU read`);
   }
+  const mainCpu = value(first, 'strata_main_thread_cpu_seconds_total');
+  // Starting (loading the modules, opening the stores) alone takes the main thread this long.
+  t.ok(mainCpu > 0.1, `the main thread's CPU time read: ${mainCpu} s`);
+  t.ok(value(first, 'strata_main_thread_cpu_wait_seconds_total') >= 0, 'the main thread\'s wait for a CPU read');
   t.equal(value(first, 'strata_peers'), 0, 'a lone validator has no peers');
   t.equal(value(first, 'strata_sync_lag_blocks'), 0);
   t.ok(value(first, 'strata_store_size_bytes', { store: 'committer.db' }) >= 0, 'the SC store is measured');
@@ -90,6 +101,7 @@ t.test('/metrics of a running node', async (t) => {
     t.match(await r.text(), /"error"/);
   }
   await rpcResult(home.http, 'debug_traceBlockByNumber', ['latest', {}]);
+  await rpcResult(home.http, 'eth_call', [{ to: `0x${'11'.repeat(20)}` }, 'latest']);
 
   const second = await scrape();
   t.ok(value(second, 'strata_block_height') >= h0 + 2, `the height grew from ${h0}`);
@@ -98,6 +110,11 @@ t.test('/metrics of a running node', async (t) => {
   t.equal(value(second, 'strata_rpc_requests_total', { method: 'unknown', outcome: 'error' }), unknown0 + 2, 'unknown methods share one label');
   t.notOk([...second.samples.keys()].some((k) => k.includes('no_such_method')), 'an unknown method name never becomes a label');
   t.equal(value(second, 'strata_trace_duration_seconds_count', { method: 'debug_traceBlockByNumber', outcome: 'ok' }), 1, 'the trace counted');
+  for (const pool of ['calls', 'traces']) {
+    const [before, after] = [first, second].map((s) => value(s, 'strata_execution_worker_cpu_seconds_total', { pool }));
+    t.ok(after! > before!, `${pool} workers' CPU time grew with the ${pool === 'calls' ? 'eth_call' : 'trace'} they ran: ${before} → ${after}`);
+  }
+  t.ok(value(second, 'strata_main_thread_cpu_seconds_total') > mainCpu, 'the main thread\'s CPU time grew');
   for (const stage of ['execute', 'sc_commit', 'ss_apply']) {
     t.ok(value(second, 'strata_block_stage_duration_seconds_count', { stage }) >= 2, `${stage} timed per block`);
     t.ok(value(second, 'strata_block_stage_duration_seconds_sum', { stage }) > 0, `${stage} took time`);

@@ -33,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 import type { Logger } from '../../log/logger.js';
+import { NO_THREAD_CPU, addThreadCpu, threadCpu, type ThreadCpu } from '../thread-cpu.js';
 import { WORKER_READY, compactBytes, errorOf, type Task, type TaskBody, type WorkerHeap, type WorkerMessage, type WorkerSetup } from './protocol.js';
 
 /** How many workers and how many tasks may wait. */
@@ -100,6 +101,10 @@ interface Slot {
   affinity: Affinity | undefined;
   /** The worker's count of transactions replayed untraced, as its last reply gave it. */
   replayed: number;
+  /** The worker's Linux thread id, from its first heap report (undefined until then, or off Linux). */
+  threadId: number | undefined;
+  /** The worker's CPU time when last read: what counts for it if its thread is gone by the next read. */
+  cpu: ThreadCpu;
 }
 
 const DEFAULT_HEAP_MIB = 512;
@@ -152,6 +157,8 @@ export class WorkerPool {
   #closed = false;
   #started = 0;
   #replayed = 0;
+  /** CPU time of the workers replaced or retired so far. */
+  #pastCpu: ThreadCpu = NO_THREAD_CPU;
   /** Armed while tasks wait: the one periodic check whether the pool should grow. */
   #growCheck: NodeJS.Timeout | undefined;
   readonly #readyWaiters: Array<() => void> = [];
@@ -193,6 +200,23 @@ export class WorkerPool {
       sum.externalBytes += heap.externalBytes;
     }
     return sum;
+  }
+
+  /**
+   * CPU time of the pool's workers since it was made, read from Linux's scheduler statistics
+   * (zero elsewhere): the running workers' now, and what the replaced or retired ones had used.
+   */
+  get cpu(): ThreadCpu {
+    let sum = this.#pastCpu;
+    for (const slot of this.#slots) sum = addThreadCpu(sum, this.#readCpu(slot));
+    return sum;
+  }
+
+  /** The slot's worker's CPU time now, or as last read once its thread is gone. */
+  #readCpu(slot: Slot): ThreadCpu {
+    const now = slot.threadId === undefined ? undefined : threadCpu(slot.threadId);
+    if (now !== undefined) slot.cpu = now;
+    return slot.cpu;
   }
 
   /** Worker threads started since the pool was made: the base ones, growth and replacements. */
@@ -296,7 +320,7 @@ export class WorkerPool {
   }
 
   #addSlot(): Slot {
-    const slot: Slot = { worker: this.#spawn(this.#slots.length >= this.#options.workers), inflight: [], retire: undefined, ready: false, overdue: undefined, heap: undefined, affinity: undefined, replayed: 0 };
+    const slot: Slot = { worker: this.#spawn(this.#slots.length >= this.#options.workers), inflight: [], retire: undefined, ready: false, overdue: undefined, heap: undefined, affinity: undefined, replayed: 0, threadId: undefined, cpu: NO_THREAD_CPU };
     this.#watch(slot);
     this.#slots.push(slot);
     return slot;
@@ -371,6 +395,7 @@ export class WorkerPool {
     slot.retire = undefined;
     if (slot.inflight.length > 0 || this.#slots.length <= this.#options.workers) return;
     this.#slots.splice(this.#slots.indexOf(slot), 1);
+    this.#pastCpu = addThreadCpu(this.#pastCpu, this.#readCpu(slot));
     stop(slot.worker);
   }
 
@@ -425,6 +450,9 @@ export class WorkerPool {
    * for a worker beyond the base size with nothing waiting, lets the slot go.
    */
   #replace(slot: Slot, pauseMs = 0): void {
+    this.#pastCpu = addThreadCpu(this.#pastCpu, this.#readCpu(slot));
+    slot.threadId = undefined;
+    slot.cpu = NO_THREAD_CPU;
     stop(slot.worker);
     clearTimeout(slot.overdue);
     slot.overdue = undefined;
@@ -462,6 +490,7 @@ export class WorkerPool {
     worker.on('message', (reply: WorkerMessage) => {
       if (typeof reply === 'object' && 'heap' in reply) {
         slot.heap = reply.heap;
+        slot.threadId = reply.threadId;
         return;
       }
       if (reply === WORKER_READY) {

@@ -112,9 +112,14 @@ export const WORKER_READY = 'ready';
  */
 export type WorkerMessage = TaskReply | typeof WORKER_READY | HeapReport;
 
-/** A worker's V8 heap, posted every HEAP_REPORT_MS: the node's own heap metrics cover its main thread only. */
+/**
+ * A worker's V8 heap, posted once before it is ready and then every HEAP_REPORT_MS: the
+ * node's own heap metrics cover its main thread only. `threadId` is its Linux thread id,
+ * under which the node reads the worker's CPU time (undefined where /proc has none).
+ */
 export interface HeapReport {
   readonly heap: WorkerHeap;
+  readonly threadId: number | undefined;
 }
 
 /** Bytes of one worker's V8 heap. */

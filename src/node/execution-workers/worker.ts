@@ -6,7 +6,6 @@
  * node terminates one that is still busy well past it. Traces keep their own per-transaction
  * deadlines here.
  */
-import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -26,11 +25,14 @@ import { replayedTransactions } from '../../trace/replay/index.js';
 import { TraceService } from '../../trace/service/index.js';
 import { RawJson, encodeJson, type AsciiJsonParts } from '../../util/raw-json.js';
 import { NodeDebugBackend } from '../debug-backend.js';
+import { currentThreadId } from '../thread-cpu.js';
 import { HeightViews } from './height-views.js';
-import { HEAP_REPORT_MS, WORKER_READY, compactBytes, failureOf, type Task, type TaskReply, type TraceCall, type WorkerSetup } from './protocol.js';
+import { HEAP_REPORT_MS, WORKER_READY, compactBytes, failureOf, type HeapReport, type Task, type TaskReply, type TraceCall, type WorkerSetup } from './protocol.js';
 
 /** Niceness of a worker thread: block production and the consensus RPC win the CPU from it. */
 const WORKER_NICENESS = 10;
+
+const threadId = currentThreadId();
 
 /**
  * Lowers this thread's scheduling priority. On Linux a thread is scheduled as a task of its
@@ -38,10 +40,9 @@ const WORKER_NICENESS = 10;
  */
 function lowerPriority(): void {
   try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, WORKER_NICENESS);
+    if (threadId !== undefined) setPriority(threadId, WORKER_NICENESS);
   } catch {
-    // No /proc (not Linux) or not permitted: the worker runs at the node's priority.
+    // Not permitted: the worker runs at the node's priority.
   }
 }
 
@@ -129,12 +130,17 @@ async function execute(task: Task): Promise<unknown> {
 /** Posts this worker's heap figures to the node. */
 function reportHeap(): void {
   const stats = getHeapStatistics();
-  port!.postMessage({ heap: { usedBytes: stats.used_heap_size, totalBytes: stats.total_heap_size, externalBytes: stats.external_memory } });
+  const report: HeapReport = { heap: { usedBytes: stats.used_heap_size, totalBytes: stats.total_heap_size, externalBytes: stats.external_memory }, threadId };
+  port!.postMessage(report);
 }
 setInterval(reportHeap, HEAP_REPORT_MS).unref();
 
-// A VM made now is one the first call does not wait for; then the pool may send tasks.
-void vms.run(app.storedView(0), async () => undefined).then(() => port.postMessage(WORKER_READY));
+// A VM made now is one the first call does not wait for; then the pool may send tasks, and
+// knows the thread id to read this worker's CPU time under from the report before.
+void vms.run(app.storedView(0), async () => undefined).then(() => {
+  reportHeap();
+  port.postMessage(WORKER_READY);
+});
 
 port.on('message', (task: Task) => {
   void execute(task).then(
