@@ -186,8 +186,11 @@ export function supervise(child: ChildProcess, port: number): RunningProcess {
   return { pid: child.pid ?? 0, port, output: () => output, stop };
 }
 
-/** Resolves once `port` answers `eth_blockNumber`, or throws if the process exits first or after `timeoutMs`. */
-export async function waitForRpc(child: ChildProcess, port: number, output: () => string, timeoutMs = 60_000): Promise<void> {
+/**
+ * Resolves once `port` answers `eth_blockNumber` (asked every `pollMs`), or throws if the
+ * process exits first or after `timeoutMs`.
+ */
+export async function waitForRpc(child: ChildProcess, port: number, output: () => string, timeoutMs = 60_000, pollMs = 100): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new NodeProcessError(`process exited early (${child.exitCode}): ${output()}`);
@@ -201,23 +204,23 @@ export async function waitForRpc(child: ChildProcess, port: number, output: () =
     } catch {
       // not listening yet
     }
-    await sleep(100);
+    await sleep(pollMs);
   }
   throw new NodeProcessError(`no JSON-RPC answer on port ${port} after ${timeoutMs} ms: ${output()}`);
 }
 
 /**
  * Starts `stratad start --home` with stratad's runtime flags and waits until its EVM RPC
- * answers. `nodeArgs` go to the Node.js runtime too (e.g. `--cpu-prof`).
+ * answers (asked every `pollMs`). `nodeArgs` go to the Node.js runtime too (e.g. `--cpu-prof`).
  */
-export async function startNode(home: NodeHome, nodeArgs: readonly string[] = []): Promise<RunningProcess> {
+export async function startNode(home: NodeHome, nodeArgs: readonly string[] = [], pollMs?: number): Promise<RunningProcess> {
   const child = spawn(process.execPath, [...STRATAD_NODE_FLAGS, ...nodeArgs, STRATAD, 'start', '--home', home.home], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const running = supervise(child, home.httpPort);
   try {
-    await waitForRpc(child, home.httpPort, running.output);
+    await waitForRpc(child, home.httpPort, running.output, undefined, pollMs);
   } catch (error) {
     await running.stop(2_000);
     throw error;

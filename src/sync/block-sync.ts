@@ -67,9 +67,16 @@ export interface SyncState {
 interface Fetched {
   peer: Peer;
   blocks: StoredBlock[];
-  /** The first block's #prepare, started as soon as a range fetched ahead arrives. */
-  firstPrepared?: Promise<void>;
+  /** Each block's #prepare by index, started ahead of its turn (the first as soon as a range arrives). */
+  prepared: Array<Promise<void> | undefined>;
 }
+
+/**
+ * Blocks whose senders are being recovered ahead of the one executing. Two, not one: a block
+ * without transactions (the chain's first, an idle height) takes no time to apply, so with
+ * one the block after it would wait for its whole recovery.
+ */
+const PREPARE_AHEAD = 2;
 
 /** Why `execution` is not what `block`'s header says it produced; undefined when it is. */
 function resultsProblem(block: StoredBlock, execution: BlockExecution): string | undefined {
@@ -230,7 +237,7 @@ export class BlockSync {
         if (block.header.height !== from + i) throw new BlockVerificationError(from + i, `the peer sent block ${block.header.height} in its place`);
         return block;
       });
-      return { peer, blocks };
+      return { peer, blocks, prepared: [] };
     } catch (error) {
       if (error instanceof SyncMessageError || error instanceof BlockVerificationError) this.#deps.host.drop(peer, error);
       throw error;
@@ -273,22 +280,20 @@ export class BlockSync {
         // The next range's first block is prepared as soon as it arrives, so the range
         // boundary does not wait for a whole block's sender recovery.
         pending = this.#fetch(nextFrom).then((next) => {
-          if (next) next.firstPrepared = this.#prepare(next.blocks[0]!);
+          if (next) this.#prepareAhead(next, 0);
           return next;
         });
         // Awaited later; marked handled now so a failure while blocks execute cannot crash the node.
         pending.catch(() => undefined);
       }
-      // Each block's senders are recovered in one native batch while the block before it
-      // executes; a block waits only for its own batch (which never fails: a tx it could not
+      // Each block's senders are recovered in one native batch while the blocks before it
+      // execute; a block waits only for its own batch (which never fails: a tx it could not
       // decode is decoded again, and reported, by execution).
-      let prepared = fetched.firstPrepared ?? this.#prepare(fetched.blocks[0]!);
       for (let i = 0; i < fetched.blocks.length; i++) {
         const block = fetched.blocks[i]!;
         if (this.#stopped) break;
-        await prepared;
-        const next = fetched.blocks[i + 1];
-        prepared = next ? this.#prepare(next) : Promise.resolve();
+        const ready = this.#prepareAhead(fetched, i);
+        await ready;
         try {
           await this.#apply(block);
         } catch (error) {
@@ -306,6 +311,12 @@ export class BlockSync {
     }
     discard();
     if (this.#halted) logger.warn('block sync stopped; the node keeps serving RPC at its last committed height', { height: this.#deps.store.latestHeight() ?? 0 });
+  }
+
+  /** Starts #prepare for block `i` of `range` and the PREPARE_AHEAD after it; answers block `i`'s. */
+  #prepareAhead(range: Fetched, i: number): Promise<void> {
+    for (let j = i; j <= i + PREPARE_AHEAD && j < range.blocks.length; j++) range.prepared[j] ??= this.#prepare(range.blocks[j]!);
+    return range.prepared[i]!;
   }
 
   /** Decodes `block`'s transactions and recovers their senders for #apply; never rejects. */
