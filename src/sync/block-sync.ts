@@ -71,13 +71,6 @@ interface Fetched {
   prepared: Array<Promise<void> | undefined>;
 }
 
-/**
- * Blocks whose senders are being recovered ahead of the one executing. Two, not one: a block
- * without transactions (the chain's first, an idle height) takes no time to apply, so with
- * one the block after it would wait for its whole recovery.
- */
-const PREPARE_AHEAD = 2;
-
 /** Why `execution` is not what `block`'s header says it produced; undefined when it is. */
 function resultsProblem(block: StoredBlock, execution: BlockExecution): string | undefined {
   const { header } = block;
@@ -313,9 +306,18 @@ export class BlockSync {
     if (this.#halted) logger.warn('block sync stopped; the node keeps serving RPC at its last committed height', { height: this.#deps.store.latestHeight() ?? 0 });
   }
 
-  /** Starts #prepare for block `i` of `range` and the PREPARE_AHEAD after it; answers block `i`'s. */
+  /**
+   * Starts #prepare for block `i` of `range` and for the blocks after it up to the next one
+   * with transactions; answers block `i`'s. Looking past empty blocks (the chain's first, idle
+   * heights) keeps the next block's batch recovering while one executes even when the one
+   * executing takes no time. Only one block ahead: each batch holds a libuv thread while it waits.
+   */
   #prepareAhead(range: Fetched, i: number): Promise<void> {
-    for (let j = i; j <= i + PREPARE_AHEAD && j < range.blocks.length; j++) range.prepared[j] ??= this.#prepare(range.blocks[j]!);
+    range.prepared[i] ??= this.#prepare(range.blocks[i]!);
+    for (let j = i + 1; j < range.blocks.length; j++) {
+      range.prepared[j] ??= this.#prepare(range.blocks[j]!);
+      if (range.blocks[j]!.txs.length > 0) break;
+    }
     return range.prepared[i]!;
   }
 
