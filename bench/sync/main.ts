@@ -74,7 +74,6 @@ interface Size {
 /** One follower's catch-up: its process (still running) and figures. */
 interface CatchUpRound {
   node: RunningProcess;
-  home: NodeHome;
   client: RpcClient;
   blocksPerSec: number;
   txPerSec: number;
@@ -269,7 +268,6 @@ async function main(): Promise<void> {
       log(`follower: ${blocks} blocks (${txs} transfers) in ${seconds.toFixed(2)} s`);
       return {
         node,
-        home,
         client,
         blocksPerSec: blocks / seconds,
         txPerSec: txs / seconds,
@@ -296,6 +294,7 @@ async function main(): Promise<void> {
     const followerStageMs = median.stageMs;
     const followerGcMs = median.gcMs;
     const followerGcShare = median.gcShare;
+    // The busiest round's: any foreign load in any round makes the median suspect.
     const foreignCatchUp = Math.max(...rounds.map((round) => round.foreignCpuPercent));
 
     // 3. Lag under a steady 1,000 tx/s with 1 s blocks.

@@ -270,8 +270,8 @@ export class BlockSync {
       }
       nextFrom = fetched.blocks[fetched.blocks.length - 1]!.header.height + 1;
       if (nextFrom <= Math.max(0, ...this.#heights.values())) {
-        // The next range's first block is prepared as soon as it arrives, so the range
-        // boundary does not wait for a whole block's sender recovery.
+        // The next range's first block (and the first with transactions) is prepared as soon
+        // as it arrives, so the range boundary does not wait for a whole block's sender recovery.
         pending = this.#fetch(nextFrom).then((next) => {
           if (next) this.#prepareAhead(next, 0);
           return next;
@@ -285,8 +285,7 @@ export class BlockSync {
       for (let i = 0; i < fetched.blocks.length; i++) {
         const block = fetched.blocks[i]!;
         if (this.#stopped) break;
-        const ready = this.#prepareAhead(fetched, i);
-        await ready;
+        await this.#prepareAhead(fetched, i);
         try {
           await this.#apply(block);
         } catch (error) {
