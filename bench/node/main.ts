@@ -48,7 +48,7 @@ import { cpuSnapshot, foreignCpuPercent, waitForQuietMachine } from '../rpc/cpu.
 import { costPerRequest, meanThreadCost, threadCostText, threadTotals, type ThreadCostPerRequest } from './thread-cost.js';
 import type { LoadResult } from '../rpc/load.js';
 import { launchAnvil, startAnvil } from './anvil-process.js';
-import { meanSideCpu, roundStats, startSideCpu, type SideCpu } from './round-stats.js';
+import { meanSideCpu, medianBy, roundStats, startSideCpu, type SideCpu } from './round-stats.js';
 import { initNodeHome, setBlockInterval, startNode, type NodeHome, type RunningProcess } from './node-process.js';
 import { blockReceiptsBodies, buildLogHistory, fullestBlocks, getLogsBody, LOG_RANGE_BLOCKS, logWindows, mirrorLogHistory, runIndexerReads } from './indexer.js';
 import { deployToken, readBodies, runReads, signTokenDeploy } from './reads.js';
@@ -109,11 +109,6 @@ interface TargetRuns {
 }
 
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
-
-function medianBy<T>(runs: T[], key: (run: T) => number): T | undefined {
-  if (runs.length === 0) return undefined;
-  return [...runs].sort((a, b) => key(a) - key(b))[Math.floor(runs.length / 2)];
-}
 
 /**
  * Waits for a quiet machine, runs `work` and records the foreign CPU during it and the CPU of

@@ -24,6 +24,12 @@ export function roundStats(values: readonly number[]): RoundStats | null {
   return { rounds: values.length, mean, min: Math.min(...values), max: Math.max(...values), stddev: Math.sqrt(variance) };
 }
 
+/** The round whose `key` is the median (the upper one of an even count), or undefined when there are none. */
+export function medianBy<T>(runs: readonly T[], key: (run: T) => number): T | undefined {
+  if (runs.length === 0) return undefined;
+  return [...runs].sort((a, b) => key(a) - key(b))[Math.floor(runs.length / 2)];
+}
+
 /** CPU of each side during one run, in percent of one core (200 = both cores of a 2-core machine). */
 export interface SideCpu {
   nodeCpuPercent: number;

@@ -47,6 +47,7 @@ import { emitReport, rate, table } from '../report.js';
 import { cpuSnapshot, foreignCpuPercent, waitForQuietMachine } from '../rpc/cpu.js';
 import { sendEach } from '../rpc/load.js';
 import { initNodeHome, startNode, type NodeHome, type RunningProcess } from '../node/node-process.js';
+import { medianBy } from '../node/round-stats.js';
 import { RpcClient } from '../node/rpc-client.js';
 import { scrapeMetrics } from '../metrics-text.js';
 import { scrapeStages, stageDeltas } from '../pipeline/stage-metrics.js';
@@ -122,13 +123,6 @@ async function heightOf(client: RpcClient): Promise<number> {
   return Number(await client.call<string>('eth_blockNumber'));
 }
 
-/** The transactions in blocks `from`..`to` (inclusive). */
-async function txsInBlocks(client: RpcClient, from: number, to: number): Promise<number> {
-  let total = 0;
-  for (let h = from; h <= to; h++) total += Number(await client.call<string>('eth_getBlockTransactionCountByNumber', [`0x${h.toString(16)}`]));
-  return total;
-}
-
 /** Thrown when the validator refuses transfers of the workload: the figures would not be comparable. */
 class SubmitRefusedError extends Error {
   constructor(refused: number, total: number, first: string) {
@@ -150,7 +144,12 @@ async function submit(port: number, raws: readonly string[]): Promise<void> {
  * Polls until `count` more transactions are in blocks after `from`; returns the new height,
  * the last block with transactions, the blocks that had any and when (Date.now()) it saw the last.
  */
-async function waitIncluded(client: RpcClient, from: number, count: number): Promise<{ height: number; lastWithTxs: number; withTxs: number; seenAtMs: number }> {
+async function waitIncluded(
+  client: RpcClient,
+  from: number,
+  count: number,
+  txsAt: Map<number, number>,
+): Promise<{ height: number; lastWithTxs: number; withTxs: number; seenAtMs: number }> {
   const deadline = performance.now() + TIMEOUT_MS;
   let seen = from;
   let included = 0;
@@ -161,6 +160,7 @@ async function waitIncluded(client: RpcClient, from: number, count: number): Pro
     const seenAtMs = Date.now();
     for (let h = seen + 1; h <= latest; h++) {
       const n = Number(await client.call<string>('eth_getBlockTransactionCountByNumber', [`0x${h.toString(16)}`]));
+      txsAt.set(h, n);
       if (n > 0) {
         lastWithTxs = h;
         withTxs++;
@@ -212,12 +212,14 @@ async function main(): Promise<void> {
     let lastWithTxs = 0;
     let blocksWithTxs = 0;
     let workMs = 0;
+    /** Transactions per produced block, by height. */
+    const txsAt = new Map<number, number>();
     for (let b = 0; b < size.blocks; b++) {
       const batch = produceTxs.slice(b * TXS_PER_BLOCK, (b + 1) * TXS_PER_BLOCK);
       const submitStart = performance.now();
       await submit(validatorHome.httpPort, batch);
       workMs += performance.now() - submitStart;
-      const included = await waitIncluded(vClient, height, batch.length);
+      const included = await waitIncluded(vClient, height, batch.length, txsAt);
       // The block's header time is when its proposal was made: from then until it is served is the build.
       workMs += Math.max(0, included.seenAtMs - (await headerTimeMs(validatorRpc, included.lastWithTxs)));
       ({ height, lastWithTxs } = included);
@@ -264,7 +266,8 @@ async function main(): Promise<void> {
       const blocks = lastWithTxs - startHeight;
       // The follower syncs from its first moments, so blocks it applied before its RPC answered
       // (the clock's start) are not counted.
-      const txs = await txsInBlocks(vClient, startHeight + 1, lastWithTxs);
+      let txs = 0;
+      for (let h = startHeight + 1; h <= lastWithTxs; h++) txs += txsAt.get(h) ?? 0;
       log(`follower: ${blocks} blocks (${txs} transfers) in ${seconds.toFixed(2)} s`);
       return {
         node,
@@ -288,7 +291,7 @@ async function main(): Promise<void> {
       rounds.push(await catchUp());
     }
     const { node: follower, client: fClient } = rounds[rounds.length - 1]!;
-    const median = [...rounds].sort((a, b) => a.txPerSec - b.txPerSec)[Math.floor((rounds.length - 1) / 2)]!;
+    const median = medianBy(rounds, (round) => round.txPerSec)!;
     const followerCatchUpTxPerSec = median.txPerSec;
     const followerCatchUpBlocksPerSec = median.blocksPerSec;
     const followerStageMs = median.stageMs;
