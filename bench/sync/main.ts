@@ -1,5 +1,5 @@
 /**
- * `npm run bench:sync [-- --quick] [--json] [--blocks N] [--cpu-prof DIR]`
+ * `npm run bench:sync [-- --quick] [--json] [--blocks N] [--cpu-prof DIR] [--node-args "…"]`
  *
  * Block sync against block production, in one run on this machine, both real `stratad`
  * processes on 127.0.0.1:
@@ -181,7 +181,7 @@ function percentile(values: number[], p: number): number {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, blocks: { type: 'string' }, 'cpu-prof': { type: 'string' } },
+    options: { quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, blocks: { type: 'string' }, 'cpu-prof': { type: 'string' }, 'node-args': { type: 'string', default: '' } },
   });
   const size = { ...(values.quick ? QUICK : FULL) };
   if (values.blocks !== undefined) size.blocks = Number(values.blocks);
@@ -193,13 +193,16 @@ async function main(): Promise<void> {
   const produceTxs = all.slice(0, TXS_PER_BLOCK * size.blocks);
   const loadTxs = all.slice(TXS_PER_BLOCK * size.blocks, TXS_PER_BLOCK * size.blocks + LOAD_TPS * size.loadSeconds);
 
+  // `--node-args "…"`: more Node.js/V8 flags for every node, validator and followers alike
+  // (e.g. `--max-semi-space-size=128`), split on spaces.
+  const nodeArgs = values['node-args'].split(' ').filter(Boolean);
   const homes: NodeHome[] = [];
   const processes: RunningProcess[] = [];
   try {
     const validatorHome = await initNodeHome({ devAccounts: accounts.length, blockMs: PRODUCE_BLOCK_MS, mempoolSize: 4 * TXS_PER_BLOCK, evmChainId: EVM_CHAIN_ID });
     homes.push(validatorHome);
     await configure(validatorHome, PRODUCE_BLOCK_MS);
-    let validator = await startNode(validatorHome);
+    let validator = await startNode(validatorHome, nodeArgs);
     processes.push(validator);
     const vClient = new RpcClient(validatorHome.httpPort, SUBMIT_CONNECTIONS);
 
@@ -242,7 +245,7 @@ async function main(): Promise<void> {
       await waitForQuietMachine(QUIET_PERCENT, QUIET_WAIT_MS, [validator.pid]);
       // Its RPC listens before its peer layer starts: asked every few milliseconds, it answers
       // (and the clock starts) before the first block arrives.
-      const node = await startNode(home, cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [], 5);
+      const node = await startNode(home, [...nodeArgs, ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [])], 5);
       processes.push(node);
       const before = cpuSnapshot([validator.pid, node.pid]);
       const client = new RpcClient(home.httpPort, 1);
@@ -303,7 +306,7 @@ async function main(): Promise<void> {
     // 3. Lag under a steady 1,000 tx/s with 1 s blocks.
     await validator.stop();
     await configure(validatorHome, LOAD_BLOCK_MS);
-    validator = await startNode(validatorHome);
+    validator = await startNode(validatorHome, nodeArgs);
     processes.push(validator);
     const vPoll = new RpcClient(validatorHome.httpPort, 1);
     while ((await heightOf(fClient)) < (await heightOf(vPoll))) await sleep(20);
@@ -368,6 +371,7 @@ async function main(): Promise<void> {
       followerGcMs,
       followerGcShare,
       foreignCpuPercent: { produce: foreignProduce, catchUp: foreignCatchUp, lag: foreignLag },
+      nodeArgs,
     };
     const text = table([
       ['figure', 'value'],
