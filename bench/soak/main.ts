@@ -1,5 +1,5 @@
 /**
- * `npm run bench:soak [-- --minutes N] [--json] [--without KIND,…] [--cpu-prof DIR] [--node-args "…"]`
+ * `npm run bench:soak [-- --minutes N] [--json] [--without KIND,…] [--cpu-prof DIR] [--node-args="…"]`
  *
  * A soak: one validator (1 s blocks, 127.0.0.1 only, a home made by `stratad init` as in
  * bench:node) under a steady mixed load for N minutes (default 10, fractions allowed): signed
@@ -197,7 +197,8 @@ async function main(): Promise<void> {
     const metricsPort = config.node.instrumentation.prometheusListenAddr.port;
     // `--cpu-prof DIR` writes a V8 CPU profile of the node (every thread) into DIR when it stops.
     const cpuProf = values['cpu-prof'];
-    // `--node-args "…"`: more Node.js/V8 flags for the node (e.g. `--trace-gc`), split on spaces.
+    // `--node-args="…"` (with `=`: the value starts with a dash): more Node.js/V8 flags for the
+    // node (e.g. `--trace-gc`), split on spaces.
     const extraArgs = values['node-args'].split(' ').filter(Boolean);
     const node = await startNode(home, [...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), ...extraArgs]);
     started.push(node);

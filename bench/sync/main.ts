@@ -1,5 +1,5 @@
 /**
- * `npm run bench:sync [-- --quick] [--json] [--blocks N] [--cpu-prof DIR] [--node-args "…"]`
+ * `npm run bench:sync [-- --quick] [--json] [--blocks N] [--cpu-prof DIR] [--node-args="…"]`
  *
  * Block sync against block production, in one run on this machine, both real `stratad`
  * processes on 127.0.0.1:
@@ -193,8 +193,8 @@ async function main(): Promise<void> {
   const produceTxs = all.slice(0, TXS_PER_BLOCK * size.blocks);
   const loadTxs = all.slice(TXS_PER_BLOCK * size.blocks, TXS_PER_BLOCK * size.blocks + LOAD_TPS * size.loadSeconds);
 
-  // `--node-args "…"`: more Node.js/V8 flags for every node, validator and followers alike
-  // (e.g. `--max-semi-space-size=128`), split on spaces.
+  // `--node-args="…"` (with `=`: the value starts with a dash): more Node.js/V8 flags for
+  // every node, validator and followers alike (e.g. `--max-semi-space-size=128`), split on spaces.
   const nodeArgs = values['node-args'].split(' ').filter(Boolean);
   const homes: NodeHome[] = [];
   const processes: RunningProcess[] = [];
