@@ -49,7 +49,7 @@ import { costPerRequest, meanThreadCost, threadCostText, threadTotals, type Thre
 import type { LoadResult } from '../rpc/load.js';
 import { launchAnvil, startAnvil } from './anvil-process.js';
 import { meanSideCpu, medianBy, roundStats, startSideCpu, type SideCpu } from './round-stats.js';
-import { initNodeHome, setBlockInterval, startNode, type NodeHome, type RunningProcess } from './node-process.js';
+import { benchNodeArgs, initNodeHome, setBlockInterval, startNode, type NodeHome, type RunningProcess } from './node-process.js';
 import { blockReceiptsBodies, buildLogHistory, fullestBlocks, getLogsBody, LOG_RANGE_BLOCKS, logWindows, mirrorLogHistory, runIndexerReads } from './indexer.js';
 import { deployToken, readBodies, runReads, signTokenDeploy } from './reads.js';
 import { RpcClient } from './rpc-client.js';
@@ -198,7 +198,7 @@ async function main(): Promise<void> {
   let home: NodeHome | undefined;
   try {
     home = await initNodeHome({ devAccounts: accounts.length, blockMs: BLOCK_MS, mempoolSize: 4 * size.senders * size.perSender, evmChainId: EVM_CHAIN_ID });
-    const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const nodeArgs = benchNodeArgs('', profileDir);
     const node = await startNode(home, nodeArgs);
     started.push(node);
     const anvil = await startAnvil({ blockSeconds: BLOCK_MS / 1000, chainId: EVM_CHAIN_ID, gasLimit: GAS_LIMIT });

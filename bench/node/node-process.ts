@@ -154,6 +154,15 @@ export async function setExecutionWorkers(home: NodeHome, workers: number): Prom
 }
 
 /** A running benchmark process (node or Anvil). */
+/**
+ * The extra Node.js flags a benchmark's `--node-args="…"` (split on spaces; given with `=`
+ * because the value starts with a dash) and `--cpu-prof DIR` (a V8 CPU profile of every
+ * thread, written into DIR when the node stops) ask for.
+ */
+export function benchNodeArgs(nodeArgs: string, cpuProfDir: string | undefined): string[] {
+  return [...nodeArgs.split(' ').filter(Boolean), ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [])];
+}
+
 export interface RunningProcess {
   readonly pid: number;
   readonly port: number;

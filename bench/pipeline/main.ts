@@ -29,7 +29,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { devAccounts } from '../../src/chain/genesis-file.js';
 import { loadConfig } from '../../src/config/index.js';
-import { initNodeHome, setBlockGasLimit, startNode, type RunningProcess } from '../node/node-process.js';
+import { benchNodeArgs, initNodeHome, setBlockGasLimit, startNode, type RunningProcess } from '../node/node-process.js';
 import { RpcClient } from '../node/rpc-client.js';
 import { signTransfers } from '../node/transfers.js';
 import { emitReport, rate, table } from '../report.js';
@@ -81,8 +81,7 @@ async function main(): Promise<void> {
   let node: RunningProcess | undefined;
   try {
     setBlockGasLimit(home, BLOCK_TRANSFERS * TRANSFER_GAS);
-    const cpuProf = values['cpu-prof'];
-    node = await startNode(home, cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []);
+    node = await startNode(home, benchNodeArgs('', values['cpu-prof']));
     const metricsPort = (await loadConfig(home.home)).node.instrumentation.prometheusListenAddr.port;
     const poll = new RpcClient(home.httpPort, 1);
     // Block 1 commits the genesis state alone; transfers go into later blocks.

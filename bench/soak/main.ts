@@ -33,7 +33,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { devAccounts } from '../../src/chain/genesis-file.js';
 import { loadConfig } from '../../src/config/index.js';
-import { initNodeHome, startNode, type NodeHome, type RunningProcess } from '../node/node-process.js';
+import { benchNodeArgs, initNodeHome, startNode, type NodeHome, type RunningProcess } from '../node/node-process.js';
 import { deployToken, signTokenDeploy } from '../node/reads.js';
 import { hex, signEip1559 } from '../node/sign.js';
 import { emitReport, rate, table } from '../report.js';
@@ -195,12 +195,7 @@ async function main(): Promise<void> {
     const limits = { maxBodyBytes: config.app.evm.maxBodyBytes, maxBatchSize: config.app.evm.maxBatchSize };
     const timeoutCommitMs = config.node.consensus.timeoutCommit.toMilliseconds();
     const metricsPort = config.node.instrumentation.prometheusListenAddr.port;
-    // `--cpu-prof DIR` writes a V8 CPU profile of the node (every thread) into DIR when it stops.
-    const cpuProf = values['cpu-prof'];
-    // `--node-args="…"` (with `=`: the value starts with a dash): more Node.js/V8 flags for the
-    // node (e.g. `--trace-gc`), split on spaces.
-    const extraArgs = values['node-args'].split(' ').filter(Boolean);
-    const node = await startNode(home, [...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), ...extraArgs]);
+    const node = await startNode(home, benchNodeArgs(values['node-args'], values['cpu-prof']));
     started.push(node);
     log(`· node pid ${node.pid} on 127.0.0.1:${node.port} (max-body-bytes ${limits.maxBodyBytes}, max-batch-size ${limits.maxBatchSize})`);
     const token = await setUpToken(node.port, deployer, tokenSenders);

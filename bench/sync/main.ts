@@ -46,7 +46,7 @@ import { Duration, loadConfig, renderConfigToml } from '../../src/config/index.j
 import { emitReport, rate, table } from '../report.js';
 import { cpuSnapshot, foreignCpuPercent, waitForQuietMachine } from '../rpc/cpu.js';
 import { sendEach } from '../rpc/load.js';
-import { initNodeHome, startNode, type NodeHome, type RunningProcess } from '../node/node-process.js';
+import { benchNodeArgs, initNodeHome, startNode, type NodeHome, type RunningProcess } from '../node/node-process.js';
 import { medianBy } from '../node/round-stats.js';
 import { RpcClient } from '../node/rpc-client.js';
 import { scrapeMetrics } from '../metrics-text.js';
@@ -193,9 +193,8 @@ async function main(): Promise<void> {
   const produceTxs = all.slice(0, TXS_PER_BLOCK * size.blocks);
   const loadTxs = all.slice(TXS_PER_BLOCK * size.blocks, TXS_PER_BLOCK * size.blocks + LOAD_TPS * size.loadSeconds);
 
-  // `--node-args="…"` (with `=`: the value starts with a dash): more Node.js/V8 flags for
-  // every node, validator and followers alike (e.g. `--max-semi-space-size=128`), split on spaces.
-  const nodeArgs = values['node-args'].split(' ').filter(Boolean);
+  // `--node-args` goes to every node, validator and followers alike.
+  const nodeArgs = benchNodeArgs(values['node-args'], undefined);
   const homes: NodeHome[] = [];
   const processes: RunningProcess[] = [];
   try {
@@ -235,8 +234,8 @@ async function main(): Promise<void> {
     // 2. Fresh followers catch up, one after another; the figures are the median round's.
     const validatorId = loadNodeKey(join(validatorHome.home, 'config', 'node_key.json')).id;
     const validatorP2p = (await loadConfig(validatorHome.home)).node.p2p.laddr.port;
-    // `--cpu-prof DIR`: a V8 CPU profile of each follower (every thread) in DIR when it stops.
-    const cpuProf = values['cpu-prof'];
+    // `--cpu-prof DIR` profiles each follower.
+    const followerArgs = benchNodeArgs(values['node-args'], values['cpu-prof']);
     const catchUp = async (): Promise<CatchUpRound> => {
       const home = await initNodeHome({ devAccounts: accounts.length, blockMs: LOAD_BLOCK_MS, mempoolSize: 4 * TXS_PER_BLOCK, evmChainId: EVM_CHAIN_ID });
       homes.push(home);
@@ -245,7 +244,7 @@ async function main(): Promise<void> {
       await waitForQuietMachine(QUIET_PERCENT, QUIET_WAIT_MS, [validator.pid]);
       // Its RPC listens before its peer layer starts: asked every few milliseconds, it answers
       // (and the clock starts) before the first block arrives.
-      const node = await startNode(home, [...nodeArgs, ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [])], 5);
+      const node = await startNode(home, followerArgs, 5);
       processes.push(node);
       const before = cpuSnapshot([validator.pid, node.pid]);
       const client = new RpcClient(home.httpPort, 1);

@@ -32,7 +32,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { devAccounts } from '../../src/chain/genesis-file.js';
 import { emitReport, rate, table } from '../report.js';
-import { initNodeHome, setBlockGasLimit, startNode, type NodeHome, type RunningProcess } from '../node/node-process.js';
+import { benchNodeArgs, initNodeHome, setBlockGasLimit, startNode, type NodeHome, type RunningProcess } from '../node/node-process.js';
 import { RpcClient } from '../node/rpc-client.js';
 import { alignAnvilCoinbase, fundOnAnvil, startTracingAnvil } from './anvil.js';
 import { runTracePhase, type PhaseResult } from './phase.js';
@@ -124,7 +124,7 @@ async function main(): Promise<void> {
     // One account sends the whole workload before a block is cut, as on Anvil (which has no per-sender cap).
     home = await initNodeHome({ devAccounts: 1, blockMs: BLOCK_MS, mempoolSize: 4 * count + 100, maxTxsPerSender: count + 10, evmChainId: EVM_CHAIN_ID });
     setBlockGasLimit(home, BLOCK_GAS_LIMIT);
-    const node = await startNode(home, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
+    const node = await startNode(home, benchNodeArgs('', profileDir));
     started.push(node);
     const anvil = await startTracingAnvil({ chainId: EVM_CHAIN_ID, gasLimit: BLOCK_GAS_LIMIT, mining: 'manual', stepsTracing: false });
     started.push(anvil);
