@@ -153,7 +153,6 @@ export async function setExecutionWorkers(home: NodeHome, workers: number): Prom
   writeFileSync(join(home.home, 'config', 'app.toml'), renderAppToml(app));
 }
 
-/** A running benchmark process (node or Anvil). */
 /**
  * The extra Node.js flags a benchmark's `--node-args="…"` (split on spaces; given with `=`
  * because the value starts with a dash) and `--cpu-prof DIR` (a V8 CPU profile of every
@@ -163,6 +162,7 @@ export function benchNodeArgs(nodeArgs: string, cpuProfDir: string | undefined):
   return [...nodeArgs.split(' ').filter(Boolean), ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [])];
 }
 
+/** A running benchmark process (node or Anvil). */
 export interface RunningProcess {
   readonly pid: number;
   readonly port: number;
