@@ -24,6 +24,8 @@
  *   growth of each part the node's `/metrics` tells apart (memory-parts.ts); next to it
  *   `rssGrowthMedianMiB`, the same growth between the medians of the last window and the
  *   one after the warm-up (each as long as the warm-up), which a GC cycle swings far less;
+ *   `rssGrowthHalvesMiB` splits that growth at the middle of the time after the warm-up (first /
+ *   second half): alike in both for a leak, less in the second for caches and heaps filling up;
  * - `soakErrors` = 0: transport errors, non-JSON answers, errors where success was expected,
  *   hostile requests that were not refused, transactions that never landed, a node crash.
  */
@@ -84,6 +86,11 @@ function rssOf(pid: number): Omit<RssSample, 'at'> | null {
   }
 }
 
+/** The median RSS sample between `fromMs` and `toMs` of the load, MiB. */
+function windowMedian(samples: readonly RssSample[], fromMs: number, toMs: number): number {
+  return quantile(samples.filter((r) => r.at >= fromMs && r.at <= toMs).map((r) => r.mib).sort((a, b) => a - b), 0.5);
+}
+
 /**
  * The RSS growth between two windows as long as the warm-up: the median sample of the last one
  * before `endMs` minus that of the one right after the warm-up. A single sample lands anywhere
@@ -93,8 +100,23 @@ function rssOf(pid: number): Omit<RssSample, 'at'> | null {
  */
 function windowedGrowth(samples: readonly RssSample[], windowMs: number, endMs: number): number {
   if (endMs < 3 * windowMs) return Number.NaN;
-  const median = (from: number, to: number) => quantile(samples.filter((r) => r.at >= from && r.at <= to).map((r) => r.mib).sort((a, b) => a - b), 0.5);
-  return median(endMs - windowMs, endMs) - median(windowMs, 2 * windowMs);
+  return windowMedian(samples, endMs - windowMs, endMs) - windowMedian(samples, windowMs, 2 * windowMs);
+}
+
+/**
+ * The windowed growth split at the middle of the time after the warm-up (a third window there):
+ * a leak grows alike in both halves, caches and heaps filling toward their bounds grow less in
+ * the second. NaN for both when the run is too short for three windows that do not overlap.
+ */
+function halvesGrowth(samples: readonly RssSample[], windowMs: number, endMs: number): { first: number; second: number } {
+  if (endMs < 4 * windowMs) return { first: Number.NaN, second: Number.NaN };
+  const middle = windowMs + (endMs - windowMs) / 2;
+  const [start, mid, end] = [
+    windowMedian(samples, windowMs, 2 * windowMs),
+    windowMedian(samples, middle - windowMs / 2, middle + windowMs / 2),
+    windowMedian(samples, endMs - windowMs, endMs),
+  ];
+  return { first: mid - start, second: end - mid };
 }
 
 /** p50/p99/max of unsorted values, ms (NaN when there are none). */
@@ -289,6 +311,7 @@ async function main(): Promise<void> {
     const warm = rss.find((r) => r.at >= warmupMs);
     const rssGrowth = warm && rssEnd ? rssEnd.mib - warm.mib : Number.NaN;
     const rssGrowthMedian = windowedGrowth(rss, warmupMs, loadEnd - loadStart);
+    const rssHalves = halvesGrowth(rss, warmupMs, loadEnd - loadStart);
     const txSent = load.stats.transfer.sent + load.stats.tokenTransfer.sent;
     const byCategory: Record<string, number> = {};
     for (const e of errors) byCategory[`${e.kind}/${e.category}`] = (byCategory[`${e.kind}/${e.category}`] ?? 0) + 1;
@@ -316,6 +339,7 @@ async function main(): Promise<void> {
       soakRssGrowthMiB: num(rssGrowth),
       soakRssGrowthGoalMiB: GOAL_RSS_GROWTH_MIB,
       rssGrowthMedianMiB: num(rssGrowthMedian),
+      rssGrowthHalvesMiB: { first: num(rssHalves.first), second: num(rssHalves.second) },
       rssWarmupSeconds: warmupMs / 1000,
       rssAfterWarmupMiB: num(warm?.mib ?? Number.NaN),
       rssEndMiB: num(rssEnd?.mib ?? Number.NaN),
@@ -357,6 +381,7 @@ async function main(): Promise<void> {
       ['soakRpcP99Ms (p50)', `${fmt(normal.p99, 2)} (${fmt(normal.p50, 2)})`, '', ''],
       ['soakRssGrowthMiB', fmt(rssGrowth), `≤ ${GOAL_RSS_GROWTH_MIB} / 10 min`, met(rssGrowth <= GOAL_RSS_GROWTH_MIB)],
       ['rssGrowthMedianMiB (window medians)', fmt(rssGrowthMedian), '', ''],
+      ['rssGrowthHalvesMiB (first / second half)', `${fmt(rssHalves.first)} / ${fmt(rssHalves.second)}`, '', ''],
       ['soakErrors', String(errors.length), '0', met(errors.length === 0)],
       ['soakTxSent / accepted / included', `${rate(txSent)} / ${rate(load.txs.size)} / ${rate(load.txs.size - notIncluded.length)}`, '', ''],
       ['tx inclusion p50 / p99 (ms)', `${fmt(inclusion.p50, 0)} / ${fmt(inclusion.p99, 0)}`, '', ''],
