@@ -111,11 +111,9 @@ function windowedGrowth(samples: readonly RssSample[], windowMs: number, endMs: 
 function halvesGrowth(samples: readonly RssSample[], windowMs: number, endMs: number): { first: number; second: number } {
   if (endMs < 4 * windowMs) return { first: Number.NaN, second: Number.NaN };
   const middle = windowMs + (endMs - windowMs) / 2;
-  const [start, mid, end] = [
-    windowMedian(samples, windowMs, 2 * windowMs),
-    windowMedian(samples, middle - windowMs / 2, middle + windowMs / 2),
-    windowMedian(samples, endMs - windowMs, endMs),
-  ];
+  const start = windowMedian(samples, windowMs, 2 * windowMs);
+  const mid = windowMedian(samples, middle - windowMs / 2, middle + windowMs / 2);
+  const end = windowMedian(samples, endMs - windowMs, endMs);
   return { first: mid - start, second: end - mid };
 }
 
