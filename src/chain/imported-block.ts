@@ -8,6 +8,7 @@
 import { decode as rlpDecode, encode as rlpEncode } from '@ethereumjs/rlp';
 import { BlockFormatError, decodeBlock, encodeBlock, type Block, type StoredBlock } from './block.js';
 import { keccak256 } from './hash.js';
+import { withFields } from '../util/objects.js';
 
 /** The Ethereum identity of an imported block. */
 export interface ImportedOrigin {
@@ -66,5 +67,5 @@ export function decodeImportedBlock(record: Uint8Array): ChainBlock {
   const origin: ImportedOrigin = { hash: hash!, header: header! };
   if (extras !== undefined) origin.body = extras;
   checkOrigin(origin);
-  return { ...block, hash: Buffer.from(origin.hash), imported: origin };
+  return withFields(block, { hash: Buffer.from(origin.hash), imported: origin });
 }

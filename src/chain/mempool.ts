@@ -8,6 +8,7 @@ import { plainHex } from '../util/hex.js';
 import { txHash } from './block.js';
 import { LRUCache } from 'lru-cache';
 import TinyQueue from 'tinyqueue';
+import { withFields } from '../util/objects.js';
 
 /** What the app's admission check learned about a tx. */
 export interface CheckedTx {
@@ -256,7 +257,7 @@ export class Mempool {
       this.senders.set(sender, queue);
     }
     queue.accountNonce = accountNonce;
-    const tx: MempoolTx = { ...checked, sender, hash, raw, addedAtMs: this.now(), addedAtHeight: this.height };
+    const tx: MempoolTx = withFields(checked, { sender, hash, raw, addedAtMs: this.now(), addedAtHeight: this.height });
     if (replaced) this.byHash.delete(plainHex(replaced.hash));
     queue.put(tx);
     this.byHash.set(key, tx);

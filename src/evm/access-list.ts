@@ -16,6 +16,7 @@ import { keccak256 } from '../util/keccak.js';
 import { checksumAddress } from '../util/keccak.js';
 import { gethMessageError } from './errors.js';
 import { ExecutionDeadlineError } from './execution-deadline.js';
+import { withFields } from '../util/objects.js';
 
 /** One account of an access list and the slots read or written in it. */
 export interface AccessListItem {
@@ -112,8 +113,8 @@ async function traceRound(env: CallEnvironment, request: CallRequest, overrides:
     const to = request.to ?? generateAddress(from.bytes, bigIntToBytes(nonce));
     const excluded = new Set([hex(from.bytes), hex(to), ...[...getActivePrecompiles(env.common).keys()].map((k) => k.replace(/^0x/, '').padStart(40, '0'))]);
     const tracer = new AccessListTracer(excluded, list);
-    const block = evmBlock(env.common, hasFees(request) ? env.block : { ...env.block, baseFee: 0n });
-    const tx = messageTx(env.common, { ...request, accessList: list.map((i) => ({ address: i.address, storageKeys: i.storageKeys })) }, from, nonce, gas);
+    const block = evmBlock(env.common, hasFees(request) ? env.block : withFields(env.block, { baseFee: 0n }));
+    const tx = messageTx(env.common, withFields(request, { accessList: list.map((i) => ({ address: i.address, storageKeys: i.storageKeys })) }), from, nonce, gas);
     // geth checks the balance against the fee cap (buyGas); @ethereumjs first against the effective price.
     const have = state.getAccountSync(from)?.balance ?? 0n;
     const want = gas * (request.maxFeePerGas ?? request.gasPrice ?? 0n) + (request.value ?? 0n);

@@ -17,6 +17,7 @@ import { revertReason } from './revert-reason.js';
 import { OverlayStateManager, type StateView } from './state-manager.js';
 import type { VmPool } from './vm-pool.js';
 import { checksumAddress } from '../util/keccak.js';
+import { withFields } from '../util/objects.js';
 
 /** The call object of eth_call / eth_estimateGas. */
 export interface CallRequest {
@@ -159,15 +160,14 @@ export function messageTx(common: Common, request: CallRequest, from: Address, n
   }));
   const tx =
     request.gasPrice !== undefined
-      ? createTx({ ...base, type: 1, gasPrice: request.gasPrice, accessList }, { common, freeze: false })
+      ? createTx(withFields(base, { type: 1, gasPrice: request.gasPrice, accessList }), { common, freeze: false })
       : createTx(
-          {
-            ...base,
+          withFields(base, {
             type: 2,
             maxFeePerGas: request.maxFeePerGas ?? request.maxPriorityFeePerGas ?? 0n,
             maxPriorityFeePerGas: request.maxPriorityFeePerGas ?? 0n,
             accessList,
-          },
+          }),
           { common, freeze: false },
         );
   // The VM asks the transaction for its sender; a call has no signature, so it is told.
@@ -222,7 +222,7 @@ async function attemptOn(vm: VM, state: OverlayStateManager, env: CallEnvironmen
   const from = new Address(request.from ?? new Uint8Array(20));
   const nonce = state.getAccountSync(from)?.nonce ?? 0n;
   // Without fees a call pays nothing, so the base fee check is left out, as geth does.
-  const block = callBlock(env.common, hasFees(request) ? env.block : { ...env.block, baseFee: 0n });
+  const block = callBlock(env.common, hasFees(request) ? env.block : withFields(env.block, { baseFee: 0n }));
   const tx = messageTx(env.common, request, from, nonce, gas);
   let result: RunTxResult;
   try {

@@ -5,6 +5,7 @@
  * what a real transaction would cost.
  */
 import type { CallRequest } from '../rpc/eth/index.js';
+import { withFields } from '../util/objects.js';
 
 /** The block facts the defaults come from. */
 export interface FeeBasis {
@@ -43,13 +44,13 @@ export function withFeeDefaults(request: CallRequest, basis: FeeBasis): CallRequ
     if (maxFeePerGas !== undefined || maxPriorityFeePerGas !== undefined) {
       throw new FeeDefaultsError('maxFeePerGas and maxPriorityFeePerGas are not valid before London is active');
     }
-    return { ...request, gasPrice: basis.tip };
+    return withFields(request, { gasPrice: basis.tip });
   }
   const tip = maxPriorityFeePerGas ?? basis.tip;
   // Twice the base fee leaves room for a rising base fee, as a wallet would.
   const cap = maxFeePerGas ?? tip + 2n * basis.baseFee;
   checkCapAboveTip(cap, tip);
-  return { ...request, maxFeePerGas: cap, maxPriorityFeePerGas: tip };
+  return withFields(request, { maxFeePerGas: cap, maxPriorityFeePerGas: tip });
 }
 
 function checkCapAboveTip(cap: bigint, tip: bigint): void {

@@ -13,6 +13,7 @@ import { gethVmError, type FailedStep } from './errors.js';
 import { setDirectStepListener, type StepEvent } from './step-event.js';
 import { memorySlice, wordAddress } from './hex.js';
 import { looksAtOpcodes, type FrameContract, type FrameStart, type FrameType, type Hex, type OpcodeStep, type StateReader, type TraceLog, type Tracer } from './types.js';
+import { withFields } from '../util/objects.js';
 
 const CALL_STIPEND = 2300n;
 const MAX_CALL_DEPTH = 1024;
@@ -228,7 +229,7 @@ export class EvmTraceBridge {
       if (tick !== undefined) return tick.then(() => this.record(frame, event, op, opName, address, cost));
       return this.record(frame, event, op, opName, address, cost);
     }
-    if (frame.contract.address === '0x') frame.contract = { ...frame.contract, address, codeAddress: address };
+    if (frame.contract.address === '0x') frame.contract = withFields(frame.contract, { address, codeAddress: address });
     const type = CALL_OPS[op];
     const traced: OpcodeStep = {
       pc: event.pc,
@@ -364,7 +365,7 @@ export class EvmTraceBridge {
       this.tracer.onEnter?.(start);
       this.tracer.onExit?.({ depth: start.depth, output: new Uint8Array(), gasUsed: 0n, error, reverted: false, createdAddress: undefined });
     }
-    if (record.log !== undefined) this.tracer.onLog?.({ ...record.log, index: this.logCount++ });
+    if (record.log !== undefined) this.tracer.onLog?.(withFields(record.log, { index: this.logCount++ }));
     if (record.selfdestruct !== undefined) {
       const start = record.selfdestruct;
       this.tracer.onEnter?.(start);

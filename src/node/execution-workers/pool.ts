@@ -35,6 +35,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../log/logger.js';
 import { NO_THREAD_CPU, addThreadCpu, threadCpu, type ThreadCpu } from '../thread-cpu.js';
 import { WORKER_READY, compactBytes, errorOf, type Task, type TaskBody, type WorkerHeap, type WorkerMessage, type WorkerSetup } from './protocol.js';
+import { withFields } from '../../util/objects.js';
 
 /** How many workers and how many tasks may wait. */
 export interface WorkerPoolOptions {
@@ -245,7 +246,7 @@ export class WorkerPool {
     const idle = (affinity && this.#affineTaker(affinity)) ?? this.#takerNow();
     if (idle === undefined && this.#queue.length >= this.#options.maxQueued) return Promise.reject(new PoolFullError(this.#queue.length));
     return new Promise((resolve, reject) => {
-      const task = { ...compactBytes(body), id: this.#nextId++, deadlineAt: Date.now() + deadline.ms } as Task;
+      const task = withFields(compactBytes(body), { id: this.#nextId++, deadlineAt: Date.now() + deadline.ms }) as Task;
       const timer = setTimeout(() => this.#expire(pending), deadline.ms);
       const pending: Pending = { task, deadline, resolve, reject, timer, affinity };
       if (idle) this.#start(idle, pending);

@@ -98,7 +98,9 @@ export function compactBytes<T>(value: T): T {
   if (Array.isArray(value)) return value.map((item: unknown) => compactBytes(item)) as T;
   if (value instanceof Map) return new Map([...value].map(([k, v]: [unknown, unknown]) => [k, compactBytes(v)])) as T;
   if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, compactBytes(v)])) as T;
+    const copy: Record<string, unknown> = {};
+    for (const [key, field] of Object.entries(value)) copy[key] = compactBytes(field);
+    return copy as T;
   }
   return value;
 }

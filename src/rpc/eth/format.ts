@@ -2,6 +2,7 @@
 import type { EthBlock, EthBlockHeader, EthLog, EthReceipt, EthTransaction, TxPosition } from './backend.js';
 import { bytesHex, quantity } from './hex.js';
 import { RawJson } from '../../util/raw-json.js';
+import { withFields } from '../../util/objects.js';
 
 /** keccak256(rlp([])): the uncle hash of a block without uncles. */
 export const EMPTY_UNCLES_HASH = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347';
@@ -55,7 +56,7 @@ export function formatBlock(block: EthBlock, fullTransactions: boolean): JsonObj
         }),
       )
     : block.transactions.map((tx) => bytesHex(tx.hash));
-  const out: JsonObject = { ...header, size: quantity(block.size), transactions, uncles: (block.uncles ?? []).map(bytesHex) };
+  const out: JsonObject = withFields(header, { size: quantity(block.size), transactions, uncles: (block.uncles ?? []).map(bytesHex) });
   if (block.withdrawals !== undefined) {
     out['withdrawals'] = block.withdrawals.map((w) => ({
       index: quantity(w.index),
