@@ -37,6 +37,7 @@ import { decodeImportedBlock, encodeImportedBlock, isImportedRecord, type ChainB
 import { PackedKvOps, PlainKv, type PlainKvOp, type PlainKvOptions } from '../store/index.js';
 import { encodeFlatListInto, encodeRlp } from '../util/rlp.js';
 import { LRUCache } from 'lru-cache';
+import { withFields } from '../util/objects.js';
 
 /** Outcome of one transaction, as the executor reports it. */
 export interface Receipt {
@@ -536,8 +537,7 @@ export class BlockStore {
     const block = this.blockByHeight(blockHeight);
     if (!block) throw new BlockStoreError(`receipt points at block ${blockHeight}, which is missing; the block store is damaged`);
     const logs = this.blockLogs(block).filter((log) => log.txIndex === txIndex);
-    return {
-      ...decodeReceipt(encoded),
+    return withFields(decodeReceipt(encoded), {
       txHash: Buffer.from(hash),
       blockHeight,
       blockHash: block.hash,
@@ -545,7 +545,7 @@ export class BlockStore {
       txIndex,
       logs,
       logsBloom: logsBloom(logs),
-    };
+    });
   }
 
   /**
@@ -568,8 +568,7 @@ export class BlockStore {
       const receipt = encoded[txIndex];
       if (!receipt) throw new BlockStoreError(`block ${height} holds tx ${txIndex} without a receipt; the block store is damaged`);
       const logs = byTx.get(txIndex) ?? [];
-      return {
-        ...decodeReceipt(receipt),
+      return withFields(decodeReceipt(receipt), {
         txHash: hash,
         blockHeight: height,
         blockHash: block.hash,
@@ -577,7 +576,7 @@ export class BlockStore {
         txIndex,
         logs,
         logsBloom: logsBloom(logs),
-      };
+      });
     });
   }
 
@@ -682,15 +681,14 @@ export class BlockStore {
         hashOfTx = txHash(raw);
         hashes.set(log.txIndex, hashOfTx);
       }
-      return {
-        ...log,
+      return withFields(log, {
         blockHeight: block.header.height,
         blockHash: block.hash,
         blockTimeMs: block.header.timeMs,
         txHash: hashOfTx,
         txIndex: log.txIndex,
         logIndex,
-      };
+      });
     });
   }
 }

@@ -49,6 +49,7 @@ import { blobGasOfRaw, decodeChainTx, importedBlockFields, typedTxFields } from 
 import { ImportedChainConfig } from '../app/imported-chain/chain-config.js';
 import { blobGasPriceOf } from '../app/imported-chain/header-facts.js';
 import type { ChainBlock } from '../chain/imported-block.js';
+import { withFields } from '../util/objects.js';
 
 const REJECT_REASONS: Partial<Record<TxRejectionCode, RejectReason>> = {
   invalid_encoding: 'decode',
@@ -110,8 +111,7 @@ function ethReceipt(r: StoredReceipt, rawTx: () => Uint8Array | undefined, blobG
     const price = blobGasPrice();
     if (raw !== undefined && price !== undefined) blob = { blobGasUsed: blobGasOfRaw(raw), blobGasPrice: price };
   }
-  return {
-    ...blob,
+  return withFields(blob, {
     transactionHash: r.txHash,
     transactionIndex: r.txIndex,
     blockHash: r.blockHash,
@@ -127,7 +127,7 @@ function ethReceipt(r: StoredReceipt, rawTx: () => Uint8Array | undefined, blobG
     logsBloom: r.logsBloom,
     status: r.status,
     type: r.txType,
-  };
+  });
 }
 
 /** The eth_ view of a decoded transaction. */

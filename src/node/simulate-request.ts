@@ -2,6 +2,7 @@
 import type { SimulatePayload, SimulatedBlock, SimulatedCall, SimulatedTransaction } from '../evm/simulate.js';
 import type { EthBlock, EthLog, EthTransaction, SimulateRequest, SimulatedBlockOutcome, SimulatedCallOutcome } from '../rpc/eth/backend.js';
 import { appCallRequest, appStateOverrides } from './call-request.js';
+import { withFields } from '../util/objects.js';
 
 /** The simulator's payload for an RPC request. */
 export function simulatePayload(request: SimulateRequest): SimulatePayload {
@@ -43,8 +44,7 @@ export function simulatedBlockOutcome(block: SimulatedBlock, chainId: bigint): S
   let logIndex = 0;
   const calls = block.calls.map((call: SimulatedCall, index): SimulatedCallOutcome => {
     const tx = block.transactions[index]!;
-    const logs: EthLog[] = call.logs.map((log) => ({
-      ...log,
+    const logs: EthLog[] = call.logs.map((log) => withFields(log, {
       blockNumber: number,
       blockHash: block.hash,
       transactionHash: tx.hash,

@@ -11,6 +11,7 @@ import { EvmTraceBridge } from './evm-bridge.js';
 import { bytesHex, minimalBytes } from './hex.js';
 import { stateReaderOf } from './state-reader.js';
 import type { Hex, JsonValue, TraceRules, Tracer, TxStart } from './types.js';
+import { withFields } from '../util/objects.js';
 
 /** Where the transaction sits in a mined block (omit for a call). */
 export interface TracedTxPlace {
@@ -94,7 +95,7 @@ export async function traceTransaction(
   bridge.attach();
   let run: RunTxResult;
   try {
-    run = await runTx(vm, { ...runOptions, tx, block });
+    run = await runTx(vm, withFields(runOptions, { tx, block }));
   } catch (error) {
     bridge.detach();
     throw new TracingFailedError(error instanceof Error ? error.message : String(error));

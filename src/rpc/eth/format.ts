@@ -212,8 +212,7 @@ export function formatReceipt(receipt: EthReceipt): JsonObject {
   const blob: JsonObject = {};
   if (receipt.blobGasPrice !== undefined) blob['blobGasPrice'] = quantity(receipt.blobGasPrice);
   if (receipt.blobGasUsed !== undefined) blob['blobGasUsed'] = quantity(receipt.blobGasUsed);
-  return {
-    ...blob,
+  return withFields(blob, {
     blockHash: bytesHex(receipt.blockHash),
     blockNumber: quantity(receipt.blockNumber),
     blockTimestamp: quantity(receipt.blockTimestamp),
@@ -229,7 +228,7 @@ export function formatReceipt(receipt: EthReceipt): JsonObject {
     transactionHash: bytesHex(receipt.transactionHash),
     transactionIndex: quantity(receipt.transactionIndex),
     type: quantity(receipt.type),
-  };
+  });
 }
 
 /** A storage word as eth_getStorageAt returns it: always 32 bytes, left-padded if the backend gave fewer. */
