@@ -1,8 +1,7 @@
 /**
- * Object copies for hot paths. Node 20's V8 gives an object made by a literal that starts
- * with a spread and then adds properties (`{ ...base, extra }`) a hidden class of its own,
- * built anew every time: about a microsecond per added property, and garbage for the
- * old-generation collector. Copying onto an empty object reuses the classes V8 already has.
+ * Object copies for hot paths, where a literal that starts with a spread and then adds
+ * properties costs a new V8 hidden class per object (docs/ARCHITECTURE.md, "Object shapes on
+ * hot paths").
  */
 
 /** A copy of `base` with `fields` set on it (what `{ ...base, ...fields }` makes), without a hidden class of its own. */
