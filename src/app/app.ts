@@ -52,8 +52,8 @@ export interface AppOptions {
   ss: StateStoreConfig;
   /** `gas-cap` of eth_call / eth_estimateGas (0 = no cap). Default 50,000,000. */
   gasCap?: number;
-  /** eth_call outcomes remembered per (height, request); 0 turns the cache off. Default 16,384. */
-  callCacheEntries?: number;
+  /** Estimated bytes of eth_call outcomes remembered per (height, request); 0 turns the cache off. Default 8 MiB. */
+  callCacheBytes?: number;
   /** Admit legacy transactions without EIP-155 replay protection (`allow-unprotected-txs`). Default false. */
   allowUnprotectedTxs?: boolean;
 }
@@ -129,7 +129,7 @@ export interface AdmittedTx {
 export type TxValidation = { ok: true; tx: AdmittedTx } | { ok: false; error: TxRejectedError };
 
 const DEFAULT_GAS_CAP = 50_000_000;
-const DEFAULT_CALL_CACHE_ENTRIES = 16_384;
+const DEFAULT_CALL_CACHE_BYTES = 8 * 1024 * 1024;
 
 /** The state machine over one node home's stores. */
 export class App implements AppReader {
@@ -173,7 +173,6 @@ export class App implements AppReader {
 
   private constructor(genesis: Genesis, sc: CommitStore, ss: CompositeStateStore, logger: Logger, options: AppOptions) {
     const gasCap = options.gasCap ?? DEFAULT_GAS_CAP;
-    const callCacheEntries = options.callCacheEntries ?? DEFAULT_CALL_CACHE_ENTRIES;
     this.#allowUnprotectedTxs = options.allowUnprotectedTxs ?? false;
     this.genesis = genesis;
     this.common = createChainCommon(genesis.evm_chain_id);
@@ -182,7 +181,7 @@ export class App implements AppReader {
     this.#logger = logger;
     this.#gasCap = BigInt(gasCap);
     this.#callVms = new VmPool(this.common, this.#codes, this.#blockHash);
-    this.#callCache = new CallResultCache(callCacheEntries);
+    this.#callCache = new CallResultCache(options.callCacheBytes ?? DEFAULT_CALL_CACHE_BYTES);
   }
 
   /**
@@ -252,6 +251,11 @@ export class App implements AppReader {
   commitTreeMemory(): Record<string, number> {
     this.#live();
     return this.#sc.treeMemory();
+  }
+
+  /** Estimated bytes the eth_call result cache holds. */
+  callCacheBytes(): number {
+    return this.#callCache.bytes;
   }
 
   /**

@@ -41,6 +41,8 @@ export interface NodeMetricSources {
   storageMemory(): MemoryBudgetUsage;
   /** Bytes of memiavl tree nodes in memory, per Cosmos store. */
   commitTreeMemory(): Record<string, number>;
+  /** Estimated bytes the eth_call result cache holds. */
+  callCacheBytes(): number;
   /** What the C heap (malloc) holds. */
   nativeHeap(): MallocUsage;
   /** Arenas malloc has made. */
@@ -201,6 +203,11 @@ export class NodeMetrics {
       'memiavl tree nodes in memory per store: written since the last SC snapshot or loaded from it on first touch (freed when the next snapshot replaces the trees).',
       'store',
       () => sources.commitTreeMemory(),
+    );
+    gauge(
+      'strata_call_cache_bytes',
+      'eth_call outcomes the node remembers per (height, request), in estimated bytes of keys and results (bounded at 8 MiB).',
+      () => sources.callCacheBytes(),
     );
     labelledGauge(
       'strata_native_heap_bytes',

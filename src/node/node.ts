@@ -378,6 +378,7 @@ export class StrataNode {
         dataDir: paths.data,
         storageMemory: () => memoryBudget.usage(),
         commitTreeMemory: () => app.commitTreeMemory(),
+        callCacheBytes: () => app.callCacheBytes(),
         nativeHeap: mallocUsage,
         nativeHeapArenas: mallocArenas,
       });

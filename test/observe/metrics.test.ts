@@ -45,6 +45,7 @@ t.test('/metrics of a running node', async (t) => {
     ['strata_storage_memory_bytes', 'gauge'],
     ['strata_storage_memory_capacity_bytes', 'gauge'],
     ['strata_commit_tree_memory_bytes', 'gauge'],
+    ['strata_call_cache_bytes', 'gauge'],
     ['strata_native_heap_bytes', 'gauge'],
     ['strata_native_heap_arenas', 'gauge'],
     ['strata_native_heap_trimmed_bytes_total', 'counter'],
@@ -137,6 +138,7 @@ t.test('two nodes in one process keep separate registries', async (t) => {
   const sources = { height: () => 1, lag: () => 0, peers: () => 0, mempoolSize: () => 0, mempoolCapacity: 10, pools: {}, dataDir: '/nonexistent',
     storageMemory: () => ({ blockCacheBytes: 0, blockCachePinnedBytes: 0, memtableBytes: 0, blockCacheCapacity: 1, writeBufferCapacity: 1 }),
     commitTreeMemory: () => ({}),
+    callCacheBytes: () => 0,
     nativeHeap: () => ({ arenaBytes: 0, mmappedBytes: 0, inUseBytes: 0, freeBytes: 0 }),
     nativeHeapArenas: () => 1 };
   const a = new NodeMetrics(sources);
