@@ -3,6 +3,7 @@
  * never changes, so one copy serves every height; handing out the same array each time also
  * lets the jump-destination analysis of that code be cached (see jump-analysis-cache.ts).
  */
+import { latin1 } from '../util/latin1.js';
 
 /** A bounded map from code hash to code. */
 export class CodeCache {
@@ -14,12 +15,12 @@ export class CodeCache {
 
   /** The code with `hash`, if cached. */
   get(hash: Uint8Array): Uint8Array | undefined {
-    return this.#codes.get(hashId(hash));
+    return this.#codes.get(latin1(hash));
   }
 
   /** Remembers `code` under `hash` and returns the cached copy. */
   put(hash: Uint8Array, code: Uint8Array): Uint8Array {
-    const id = hashId(hash);
+    const id = latin1(hash);
     const existing = this.#codes.get(id);
     if (existing !== undefined) return existing;
     this.#codes.set(id, code);
@@ -33,6 +34,3 @@ export class CodeCache {
   }
 }
 
-function hashId(hash: Uint8Array): string {
-  return Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('latin1');
-}

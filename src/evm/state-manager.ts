@@ -9,6 +9,7 @@ import { Account, Address, KECCAK256_NULL } from '@ethereumjs/util';
 import type { NamedChangeset } from '../store/index.js';
 import type { CodeCache } from './code-cache.js';
 import { keccak256 } from '../util/keccak.js';
+import { latin1 } from '../util/latin1.js';
 import {
   BANK_STORE,
   CODE_HASH_PREFIX,
@@ -53,13 +54,6 @@ const NONCE_ID = STORE_TAG[EVM_STORE]! + String.fromCharCode(NONCE_PREFIX);
 const CODE_HASH_ID = STORE_TAG[EVM_STORE]! + String.fromCharCode(CODE_HASH_PREFIX);
 const ZERO_HASH = new Uint8Array(32);
 const EMPTY = new Uint8Array(0);
-
-// Buffer's latin1Slice reads any Uint8Array, so an id costs no Buffer view of its key.
-const latin1Slice = Buffer.prototype.latin1Slice as (this: Uint8Array, start: number, end: number) => string;
-
-function latin1(bytes: Uint8Array): string {
-  return latin1Slice.call(bytes, 0, bytes.length);
-}
 
 function entryId(store: string, key: Uint8Array): string {
   const tag = STORE_TAG[store];

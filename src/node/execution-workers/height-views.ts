@@ -5,6 +5,7 @@
  * ones before them read instead of each asking RocksDB again.
  */
 import type { StateView } from '../../evm/state-manager.js';
+import { latin1 } from '../../util/latin1.js';
 
 /** Values remembered per height before the memory is dropped and starts again. */
 const MAX_REMEMBERED = 100_000;
@@ -18,7 +19,7 @@ class RememberingView implements StateView {
   constructor(private readonly inner: StateView) {}
 
   get(store: string, key: Uint8Array): Uint8Array | undefined {
-    const id = store + '\u0000' + Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
+    const id = store + '\u0000' + latin1(key);
     const known = this.#values.get(id);
     if (known !== undefined) return known ?? undefined;
     const value = this.inner.get(store, key);
