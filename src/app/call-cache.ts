@@ -32,7 +32,7 @@ export class CallResultCache {
   readonly #outcomes: LRUCache<string, CallOutcome> | undefined;
   readonly #maxEntryBytes: number;
 
-  /** A cache of at most `maxBytes` of keys and outcomes, estimated (0 disables it). */
+  /** A cache of at most `maxBytes` of keys and outcomes, estimated (0, or too little for one entry, disables it). */
   constructor(maxBytes: number) {
     this.#maxEntryBytes = Math.floor(maxBytes / MAX_ENTRY_SHARE);
     this.#outcomes =

@@ -33,4 +33,3 @@ export class CodeCache {
     return code;
   }
 }
-
