@@ -32,3 +32,11 @@ t.test('formatLogsJson is the JSON of formatLogs, again the same when asked agai
   const mixed = [log(7, 0), logs[2]!, log(8, 0), log(8, 1)];
   t.equal(formatLogsJson(mixed).text, JSON.stringify(formatLogs(mixed)), 'new logs around a remembered one, each in its place');
 });
+
+t.test('eth_getLogs answers go out as bytes: the response is the log texts, copied once', async (t) => {
+  const logs = [log(9, 0), log(9, 1)];
+  const answer = resultResponse('3', formatLogsJson(logs), 'eth_getLogs');
+  t.type(answer, Uint8Array, 'a byte response, not a string to encode again');
+  t.equal(Buffer.from(answer as Uint8Array).toString('utf8'), `{"jsonrpc":"2.0","id":3,"result":${JSON.stringify(formatLogs(logs))}}`);
+  t.equal(Buffer.from(resultResponse('4', formatLogsJson([]), 'eth_getLogs') as Uint8Array).toString('utf8'), '{"jsonrpc":"2.0","id":4,"result":[]}', 'no logs');
+});
