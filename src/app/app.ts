@@ -123,6 +123,8 @@ export interface AdmittedTx {
   maxPriorityFeePerGas: bigint;
   value: bigint;
   type: number;
+  /** The sender's nonce in the latest state, as the check read it. */
+  accountNonce: bigint;
 }
 
 /** validateTx's answer: the admitted transaction, or the typed reason it is refused. */
@@ -586,6 +588,7 @@ export class App implements AppReader {
           maxPriorityFeePerGas: decoded.maxPriorityFeePerGas,
           value: decoded.value,
           type: decoded.type,
+          accountNonce: account.nonce,
         },
       };
     } catch (error) {

@@ -20,8 +20,11 @@ export interface CheckedTx {
   fee: bigint;
 }
 
-/** The app's verdict on a raw tx: accepted with its facts, or rejected with a reason. */
-export type CheckResult = { ok: true; tx: CheckedTx } | { ok: false; reason: string };
+/**
+ * The app's verdict on a raw tx: accepted with its facts (and the sender's nonce in the state
+ * it was checked against, when the check read it), or rejected with a reason.
+ */
+export type CheckResult = { ok: true; tx: CheckedTx; accountNonce?: bigint } | { ok: false; reason: string };
 
 /** A transaction held by the mempool. */
 export interface MempoolTx extends CheckedTx {
@@ -231,7 +234,9 @@ export class Mempool {
     if (remembered !== undefined) throw new CheckTxRejectedError(remembered);
     const maxBytes = this.options.maxTxBytes ?? 0;
     if (maxBytes > 0 && raw.length > maxBytes) throw new TxTooLargeError(raw.length, maxBytes);
-    const result = await this.options.check(raw);
+    const checking = this.options.check(raw);
+    const synchronous = !(checking instanceof Promise);
+    const result = synchronous ? checking : await checking;
     if (!result.ok) {
       this.rememberInvalid(key, result.reason);
       throw new CheckTxRejectedError(result.reason);
@@ -241,7 +246,9 @@ export class Mempool {
     const checked = result.tx;
     const sender = checked.sender.toLowerCase();
     let queue = this.senders.get(sender);
-    const accountNonce = this.options.accountNonce(sender);
+    // A check that answered at once read the sender's nonce in the state as it still is: reading
+    // it again would cost a store read per tx. After an awaited check a block may have committed.
+    const accountNonce = (synchronous ? result.accountNonce : undefined) ?? this.options.accountNonce(sender);
     if (checked.nonce < accountNonce) {
       throw new CheckTxRejectedError(`nonce too low: next nonce ${accountNonce}, tx nonce ${checked.nonce}`);
     }

@@ -347,6 +347,7 @@ export class StrataNode {
         const tipCap = tx.maxFeePerGas - admissionBaseFee;
         return {
           ok: true,
+          accountNonce: tx.accountNonce,
           tx: {
             sender,
             nonce: tx.nonce,

@@ -317,3 +317,31 @@ t.test('content splits pending from queued behind a gap, and listeners hear each
   await mempool.add(tx({ sender: '0xc', nonce: 0 }));
   t.equal(admitted.length, 4, 'nothing after the listener stopped');
 });
+
+t.test("a check that answers at once hands over the sender's nonce it read; an awaited check's is read again", async (t) => {
+  let reads = 0;
+  const options = (check: MempoolOptions['check']): MempoolOptions => ({
+    size: 10,
+    ttlDurationMs: 0,
+    ttlNumBlocks: 0,
+    keepInvalidTxsInCache: false,
+    check,
+    accountNonce: () => {
+      reads++;
+      return 3n;
+    },
+  });
+  const checked = (nonce: number): CheckResult => ({ ok: true, tx: { sender: '0xa', nonce: BigInt(nonce), fee: 1n, gasLimit: 21000n }, accountNonce: 5n });
+
+  const sync = new Mempool(options((raw) => checked(Number(Buffer.from(raw).toString()))));
+  await t.rejects(sync.add(Buffer.from('4')), /nonce too low: next nonce 5, tx nonce 4/, "the check's nonce decides");
+  await sync.add(Buffer.from('5'));
+  t.equal(sync.pendingNonce('0xa'), 6n, 'the queue starts at the nonce the check read');
+  t.equal(reads, 0, 'no second read of the account nonce');
+
+  // A block can commit while the check awaits: the nonce it read may be old by then.
+  const later = new Mempool(options(async (raw) => checked(Number(Buffer.from(raw).toString()))));
+  await later.add(Buffer.from('3'));
+  t.equal(reads, 1, 'read again after an awaited check');
+  t.equal(later.pendingNonce('0xa'), 4n, 'and the fresh nonce (3) is the one kept');
+});
