@@ -206,7 +206,7 @@ export class NodeMetrics {
     );
     gauge(
       'strata_call_cache_bytes',
-      'eth_call outcomes the node remembers per (height, request), in estimated bytes of keys and results (bounded at 8 MiB).',
+      'eth_call outcomes the node remembers per (height, request), in estimated bytes of keys and results.',
       () => sources.callCacheBytes(),
     );
     labelledGauge(

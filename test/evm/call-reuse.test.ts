@@ -72,7 +72,8 @@ t.test('pooled VMs answer each call from its own height and overrides', async (t
 });
 
 t.test('the code cache returns one array per code hash and stays within its byte budget', async (t) => {
-  const cache = new CodeCache(100);
+  // Each entry counts 256 bytes of overhead besides its code: one 60-byte code fits, two do not.
+  const cache = new CodeCache(400);
   const a = new Uint8Array(60).fill(1);
   const hashA = keccak256(a);
   t.equal(cache.put(hashA, a), a);
@@ -82,4 +83,14 @@ t.test('the code cache returns one array per code hash and stays within its byte
   cache.put(keccak256(b), b);
   t.equal(cache.get(hashA), undefined, 'the oldest entry leaves when the budget is exceeded');
   t.equal(cache.get(keccak256(b)), b);
+
+  // Tiny codes are bounded by their overhead, not by their one byte each.
+  const tiny = new CodeCache(10 * 257);
+  const codes = Array.from({ length: 20 }, (_, i) => Uint8Array.of(i));
+  for (const code of codes) tiny.put(keccak256(code), code);
+  t.same(
+    codes.map((code) => tiny.get(keccak256(code)) !== undefined),
+    codes.map((_, i) => i >= 10),
+    'ten 1-byte codes fit in 2,570 bytes: the newest ten are kept',
+  );
 });
