@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ed25519PublicKeyOf, signBlockHash } from './block.js';
-import { writeFileDurably } from './durable-file.js';
+import { writeFileDurably, writeFileDurablyAsync } from './durable-file.js';
 import { sha256 } from './hash.js';
 
 export const PUB_KEY_TYPE = 'tendermint/PubKeyEd25519';
@@ -66,6 +66,14 @@ export class DoubleSignError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'DoubleSignError';
+  }
+}
+
+/** BlockSigner.sign was called while an earlier call was still recording its signature. */
+export class OverlappingSignError extends Error {
+  constructor() {
+    super('BlockSigner.sign was called again before the previous signature was recorded; serialise the calls');
+    this.name = 'OverlappingSignError';
   }
 }
 
@@ -202,6 +210,9 @@ export class BlockSigner {
     private state: SignState,
   ) {}
 
+  /** True while a signature's state is being synced. */
+  private signing = false;
+
   /** Loads the key and the last signed state. */
   static open(keyPath: string, statePath: string): BlockSigner {
     return new BlockSigner(loadValidatorKey(keyPath), statePath, loadSignState(statePath));
@@ -213,10 +224,13 @@ export class BlockSigner {
   }
 
   /**
-   * The signature of `hash` for block `height`. Re-signing the same hash at the last height
-   * returns the recorded signature; a different hash there, or a lower height, is refused.
+   * The signature of `hash` for block `height`, once the state file holding it is synced.
+   * Re-signing the same hash at the last height returns the recorded signature; a different
+   * hash there, or a lower height, is refused. Calls must not overlap (the producer's blocks
+   * are serialised): each decides against the state the one before it wrote.
    */
-  sign(height: number, hash: Uint8Array): Buffer {
+  async sign(height: number, hash: Uint8Array): Promise<Buffer> {
+    if (this.signing) throw new OverlappingSignError();
     const last = this.state;
     if (height < last.height) {
       throw new DoubleSignError(`Duplicate signature: refusing to sign height ${height}: height ${last.height} was already signed; ${DOUBLE_SIGN_REMEDY}`);
@@ -229,7 +243,12 @@ export class BlockSigner {
     }
     const signature = signBlockHash(hash, this.key.seed);
     const next: SignState = { height, round: 0, step: SIGN_STEP, signature, signBytes: Buffer.from(hash) };
-    writeSignState(this.statePath, next);
+    this.signing = true;
+    try {
+      await writeFileDurablyAsync(this.statePath, signStateJson(next));
+    } finally {
+      this.signing = false;
+    }
     this.state = next;
     return signature;
   }

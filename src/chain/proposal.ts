@@ -10,7 +10,7 @@
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileDurably } from './durable-file.js';
+import { writeFileDurablyAsync } from './durable-file.js';
 
 /** Everything a block's header and body are built from, apart from its execution results. */
 export interface Proposal {
@@ -41,7 +41,8 @@ export function proposalPath(dataDir: string): string {
   return join(dataDir, 'proposal.json');
 }
 
-const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
+// A view, not a copy: a block's transactions are hundreds of kilobytes.
+const hex = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
 
 /** The file text of `proposal`. */
 export function proposalJson(proposal: Proposal): string {
@@ -57,9 +58,9 @@ export function proposalJson(proposal: Proposal): string {
   })}\n`;
 }
 
-/** Writes the proposal log durably: synced (file and directory) before it returns. */
-export function writeProposal(path: string, proposal: Proposal): void {
-  writeFileDurably(path, proposalJson(proposal));
+/** Writes the proposal log durably: synced (file and directory) before the promise resolves. */
+export async function writeProposal(path: string, proposal: Proposal): Promise<void> {
+  await writeFileDurablyAsync(path, proposalJson(proposal));
 }
 
 /**

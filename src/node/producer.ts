@@ -165,7 +165,7 @@ export class BlockProducer {
     const proposal =
       resumed?.proposal.height === height
         ? this.#checkResumed(resumed.proposal, lastBlockHash, previousAppHash)
-        : this.#propose(height, lastBlockHash, previousAppHash);
+        : await this.#propose(height, lastBlockHash, previousAppHash);
     const { timeMs, baseFee, gasLimit } = proposal;
     crashPoint('after-proposal', height);
     // Stages the app recorded since the last block (a restart's replay) are not this block's.
@@ -189,7 +189,7 @@ export class BlockProducer {
     };
     const signing = performance.now();
     const hash = blockHash(header);
-    const signature = signer.sign(height, hash);
+    const signature = await signer.sign(height, hash);
     const storing = performance.now();
     this.deps.stageTimes?.record('sign', (storing - signing) / 1000);
     crashPoint('after-sign', height);
@@ -212,7 +212,7 @@ export class BlockProducer {
   }
 
   /** A new proposal from the mempool, synced to the proposal log before anything executes it. */
-  #propose(height: number, lastBlockHash: Uint8Array, appHash: Uint8Array): Proposal {
+  async #propose(height: number, lastBlockHash: Uint8Array, appHash: Uint8Array): Promise<Proposal> {
     const { app, mempool, proposer } = this.deps;
     const gasLimit = BigInt(app.genesis.params.block_gas_limit);
     // Block 1 commits the genesis state alone, so height 0 (genesis) stays a readable state.
@@ -227,7 +227,7 @@ export class BlockProducer {
       appHash,
       txs: reaped.map((t) => t.raw),
     };
-    writeProposal(this.deps.proposalPath, proposal);
+    await writeProposal(this.deps.proposalPath, proposal);
     return proposal;
   }
 

@@ -381,7 +381,7 @@ export class BlockSync {
       const ours = app.height() === 0 ? await app.initChain() : app.appHash();
       if (!eq(ours, header.appHash)) throw new AppHashMismatchError(header.height, upper(block.hash), upper(ours), upper(header.appHash));
       if (logged) {
-        writeProposal(this.#deps.proposalPath, {
+        await writeProposal(this.#deps.proposalPath, {
           height: header.height,
           timeMs: header.timeMs,
           proposer: header.proposer,

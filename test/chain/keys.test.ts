@@ -7,6 +7,7 @@ import { verifyBlockSignature } from '../../src/chain/block.js';
 import {
   BlockSigner,
   DoubleSignError,
+  OverlappingSignError,
   KeyFileError,
   loadNodeKey,
   loadSignState,
@@ -66,11 +67,11 @@ t.test('signer refuses a second block at a height, across a restart', async (t) 
   writeSignState(statePath, { height: 0, round: 0, step: 0 });
 
   const signer = BlockSigner.open(keyPath, statePath);
-  const sig1 = signer.sign(1, hashOf(1));
+  const sig1 = await signer.sign(1, hashOf(1));
   t.ok(verifyBlockSignature(hashOf(1), sig1, key.publicKey));
-  signer.sign(2, hashOf(2));
-  t.throws(() => signer.sign(2, hashOf(99)), DoubleSignError);
-  t.throws(() => signer.sign(1, hashOf(1)), { constructor: DoubleSignError, message: /height 2 was already signed/ });
+  await signer.sign(2, hashOf(2));
+  await t.rejects(signer.sign(2, hashOf(99)), DoubleSignError);
+  await t.rejects(signer.sign(1, hashOf(1)), { constructor: DoubleSignError, message: /height 2 was already signed/ });
 
   // The state reached disk before the signature was returned: a new signer (a restart) knows it.
   const state = loadSignState(statePath);
@@ -78,8 +79,16 @@ t.test('signer refuses a second block at a height, across a restart', async (t) 
   t.equal(JSON.parse(readFileSync(statePath, 'utf8')).height, '2', 'height is a string as CometBFT writes it');
   const restarted = BlockSigner.open(keyPath, statePath);
   t.equal(restarted.lastHeight, 2);
-  t.throws(() => restarted.sign(2, hashOf(98)), { constructor: DoubleSignError, message: /double sign/ });
-  t.same(restarted.sign(2, hashOf(2)), signer.sign(2, hashOf(2)), 'the same block may be re-signed');
-  const sig3 = restarted.sign(3, hashOf(3));
+  await t.rejects(restarted.sign(2, hashOf(98)), { constructor: DoubleSignError, message: /double sign/ });
+  t.same(await restarted.sign(2, hashOf(2)), await signer.sign(2, hashOf(2)), 'the same block may be re-signed');
+  const sig3 = await restarted.sign(3, hashOf(3));
   t.ok(verifyBlockSignature(hashOf(3), sig3, key.publicKey));
+
+  // A second call while the first one's state is still syncing would decide against a stale
+  // state (both could sign height 4 with different blocks): it is refused, and the first lands.
+  const first = restarted.sign(4, hashOf(4));
+  await t.rejects(restarted.sign(4, hashOf(97)), { constructor: OverlappingSignError, message: /called again before the previous signature was recorded/ });
+  t.ok(verifyBlockSignature(hashOf(4), await first, key.publicKey));
+  t.equal(loadSignState(statePath).height, 4);
+  await t.rejects(restarted.sign(4, hashOf(97)), DoubleSignError, 'once recorded, the other block is a double sign');
 });

@@ -25,14 +25,26 @@ const proposal: Proposal = {
 t.test('a written proposal reads back exactly, and is gone once removed', async (t) => {
   const path = proposalPath(dataDir(t));
   t.equal(loadProposal(path), undefined, 'no log, no proposal');
-  writeProposal(path, proposal);
+  await writeProposal(path, proposal);
   t.notOk(existsSync(`${path}.tmp`), 'no temporary file is left behind');
   t.same(loadProposal(path), proposal);
-  writeProposal(path, { ...proposal, height: 43, txs: [] });
+  await writeProposal(path, { ...proposal, height: 43, txs: [] });
   t.same(loadProposal(path), { ...proposal, height: 43, txs: [] }, 'a newer proposal replaces the old one');
   removeProposal(path);
   t.equal(loadProposal(path), undefined);
   t.doesNotThrow(() => removeProposal(path), 'removing twice is harmless');
+});
+
+t.test('transactions that are views into a larger buffer are written as their own bytes', async (t) => {
+  // Decoded blocks hold their transactions as views of the block's bytes (chain/block.ts).
+  const path = proposalPath(dataDir(t));
+  const block = Buffer.from(Array.from({ length: 64 }, (_, i) => i));
+  const txs = [block.subarray(3, 9), new Uint8Array(block.buffer, block.byteOffset + 40, 5)];
+  await writeProposal(path, { ...proposal, txs });
+  t.same(
+    loadProposal(path)?.txs.map((tx) => Buffer.from(tx).toString('hex')),
+    ['030405060708', '28292a2b2c'],
+  );
 });
 
 t.test('a damaged log is refused with what to do', async (t) => {
