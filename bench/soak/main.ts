@@ -44,7 +44,7 @@ import { submitAndMine } from '../trace/submit.js';
 import { quantile } from '../trace/phase.js';
 import { watchBlocks, type BlockWatcher } from './blocks.js';
 import { HOSTILE_KINDS } from './hostile.js';
-import { partsGrowth, scrapeMemoryReading, type MemoryReading } from './memory-parts.js';
+import { partsGrowth, scrapeMemoryReading, type BoundedCaches, type MemoryReading } from './memory-parts.js';
 import { DEFAULT_MIX, NORMAL_KINDS, runLoad, type Kind, type LoadLog, type SoakError, type SoakSender } from './workload.js';
 
 const EVM_CHAIN_ID = 713715;
@@ -125,6 +125,17 @@ function spread(values: readonly number[]): { p50: number; p99: number; max: num
 
 const num = (x: number) => (Number.isFinite(x) ? Math.round(x * 100) / 100 : null);
 const fmt = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : '—');
+/** The bounded caches after the warm-up and at the end, against their budgets. */
+function cachesLine(warm: BoundedCaches, end: BoundedCaches): string {
+  const fill = (name: string, from: number, to: number, budget: string) => `${name} ${fmt(from)} → ${fmt(to)} (${budget})`;
+  return `bounded caches, MiB after warm-up → at the end (budget): ${[
+    fill('RocksDB block cache', warm.blockCache, end.blockCache, fmt(end.blockCacheCapacity, 0)),
+    fill('memtables', warm.memtables, end.memtables, fmt(end.memtablesCapacity, 0)),
+    fill('eth_call results, est.', warm.callResults, end.callResults, fmt(end.callResultsCapacity, 0)),
+    fill('logs, est.', warm.logs, end.logs, fmt(end.logsCapacity, 0)),
+  ].join(' · ')}`;
+}
+
 /** A growth figure with its sign. */
 const signed = (x: number) => `${x >= 0 ? '+' : ''}${fmt(x)}`;
 
@@ -351,6 +362,11 @@ async function main(): Promise<void> {
       soakRssGrowthByPartMiB: partsGrew,
       v8MainGrowthBySpaceMiB: spacesGrew,
       v8MainUsedGrowthBySpaceMiB: spacesUseGrew,
+      // Growth that no budget covers: the RSS growth less that of RocksDB's block cache and
+      // memtables, the one bounded part measured exactly (the call and log caches are estimates).
+      rssGrowthOutsideStorageCachesMiB: num(partsGrew ? partsGrew.rss - partsGrew.rocksdbCaches : Number.NaN),
+      boundedCachesAfterWarmupMiB: readingWarm?.caches,
+      boundedCachesEndMiB: readingEnd?.caches,
       executionWorkersAfterWarmup: workersWarm,
       executionWorkersEnd: workersEnd,
       rssSamples: rss.map((r) => [Math.round(r.at / 1000), Math.round(r.mib), Math.round(r.anonMiB), Math.round(r.fileMiB)]),
@@ -401,6 +417,7 @@ async function main(): Promise<void> {
       ...(spacesGrew
         ? [`v8Main growth by V8 space, MiB (of it allocated to objects): ${Object.entries(spacesGrew).filter(([, v]) => v !== 0).map(([k, v]) => `${k} ${signed(v)} (${signed(spacesUseGrew?.[k] ?? Number.NaN)})`).join(' · ')}`]
         : []),
+      ...(readingWarm && readingEnd ? [cachesLine(readingWarm.caches, readingEnd.caches)] : []),
       ...(workersWarm && workersEnd
         ? [`execution workers by pool: ${Object.keys(workersEnd).map((pool) => `${pool} ${workersWarm[pool] ?? 0} after warm-up → ${workersEnd[pool]} at the end`).join(' · ')}`]
         : []),

@@ -3,7 +3,8 @@
  * soak can say which part grew: the V8 heaps (main thread, execution workers), memiavl's trees
  * (state held until the next SC snapshot), RocksDB's budgeted block cache and memtables, the
  * rest of the C heap in use, what malloc holds free, and what none of these cover (thread
- * stacks, code, mapped files).
+ * stacks, code, mapped files); and how full the bounded caches within those parts are, so a
+ * soak can tell memory filling a budget from memory that has none.
  */
 import { scrapeMetrics, type MetricSample } from '../metrics-text.js';
 
@@ -30,9 +31,26 @@ function sum(samples: readonly MetricSample[], name: string, match: Record<strin
   return total;
 }
 
+/**
+ * The node's bounded caches, MiB: what each holds and the budget it fills toward. RocksDB's are
+ * exact (and part of `rocksdbCaches`); the call and log caches are the node's own estimates of
+ * JavaScript objects inside `v8Main`.
+ */
+export interface BoundedCaches {
+  blockCache: number;
+  blockCacheCapacity: number;
+  memtables: number;
+  memtablesCapacity: number;
+  callResults: number;
+  callResultsCapacity: number;
+  logs: number;
+  logsCapacity: number;
+}
+
 /** One scrape of the node's memory: its parts, and the execution workers each pool runs. */
 export interface MemoryReading {
   parts: MemoryParts;
+  caches: BoundedCaches;
   /** The main thread's V8 heap (`v8Main`) by V8 space (new, old, code, large objects, …), MiB. */
   v8MainBySpace: Record<string, number>;
   /** What is allocated in each of those spaces, live or not yet collected (the rest is free room V8 keeps), MiB. */
@@ -56,6 +74,17 @@ export async function scrapeMemoryReading(port: number, rssMiB: number): Promise
     nativeFree: mib(sum(samples, 'strata_native_heap_bytes', { kind: 'free' })),
   };
   const attributed = Object.values(parts).reduce((a, b) => a + b, 0);
+  const storage = (name: string, kind: string) => mib(sum(samples, name, { kind }));
+  const caches: BoundedCaches = {
+    blockCache: storage('strata_storage_memory_bytes', 'block_cache'),
+    blockCacheCapacity: storage('strata_storage_memory_capacity_bytes', 'block_cache'),
+    memtables: storage('strata_storage_memory_bytes', 'memtables'),
+    memtablesCapacity: storage('strata_storage_memory_capacity_bytes', 'memtables'),
+    callResults: mib(sum(samples, 'strata_call_cache_bytes')),
+    callResultsCapacity: mib(sum(samples, 'strata_cache_capacity_bytes', { cache: 'call_results' })),
+    logs: mib(sum(samples, 'strata_log_cache_bytes')),
+    logsCapacity: mib(sum(samples, 'strata_cache_capacity_bytes', { cache: 'logs' })),
+  };
   const workersByPool: Record<string, number> = {};
   const v8MainBySpace: Record<string, number> = {};
   const v8MainUsedBySpace: Record<string, number> = {};
@@ -64,7 +93,7 @@ export async function scrapeMemoryReading(port: number, rssMiB: number): Promise
     if (sample.name === 'nodejs_heap_space_size_total_bytes') v8MainBySpace[sample.labels['space'] ?? ''] = mib(sample.value);
     if (sample.name === 'nodejs_heap_space_size_used_bytes') v8MainUsedBySpace[sample.labels['space'] ?? ''] = mib(sample.value);
   }
-  return { parts: { rss: rssMiB, ...parts, unattributed: rssMiB - attributed }, v8MainBySpace, v8MainUsedBySpace, workersByPool };
+  return { parts: { rss: rssMiB, ...parts, unattributed: rssMiB - attributed }, caches, v8MainBySpace, v8MainUsedBySpace, workersByPool };
 }
 
 /** Each figure's growth from `before` to `after`, MiB, rounded to 0.1 (a figure missing before counts from 0). */

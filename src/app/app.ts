@@ -260,6 +260,11 @@ export class App implements AppReader {
     return this.#callCache.bytes;
   }
 
+  /** The most estimated bytes the eth_call result cache holds. */
+  callCacheCapacity(): number {
+    return this.#callCache.capacity;
+  }
+
   /**
    * Stages the genesis state when nothing is committed yet and returns the app hash block
    * `initial_height` must carry; once blocks exist it returns the last app hash. `state`

@@ -46,6 +46,11 @@ export class CallResultCache {
     return this.#outcomes?.calculatedSize ?? 0;
   }
 
+  /** The most estimated bytes the cache holds (0 when it is off). */
+  get capacity(): number {
+    return this.#outcomes?.maxSize ?? 0;
+  }
+
   /** The cache key of `request` at `block`, or undefined when the cache is off or the call too large to keep. */
   key(block: BlockContext, request: CallRequest): string | undefined {
     if (this.#outcomes === undefined) return undefined;

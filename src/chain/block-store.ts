@@ -304,6 +304,16 @@ export class BlockStore {
   /** Decoded logs of recently queried blocks, by height. */
   private readonly blockLogCache = new LRUCache<number, IndexedLog[]>({ maxSize: LOG_CACHE_BYTES, sizeCalculation: cachedLogsBytes });
 
+  /** Estimated bytes of the decoded logs the store remembers (at most LOG_CACHE_BYTES). */
+  logCacheBytes(): number {
+    return this.blockLogCache.calculatedSize;
+  }
+
+  /** The most estimated bytes of decoded logs the store remembers. */
+  logCacheCapacity(): number {
+    return this.blockLogCache.maxSize;
+  }
+
   /**
    * @param attached a borrowed store of another thread: it reads blocks at heights its owner
    * has already published, so it needs no visibility check (and its `latest` is only the

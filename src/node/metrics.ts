@@ -43,6 +43,10 @@ export interface NodeMetricSources {
   commitTreeMemory(): Record<string, number>;
   /** Estimated bytes the eth_call result cache holds. */
   callCacheBytes(): number;
+  /** Estimated bytes of the decoded logs the block store remembers. */
+  logCacheBytes(): number;
+  /** The budgets of those two caches, estimated bytes. */
+  cacheCapacities: Readonly<Record<'call_results' | 'logs', number>>;
   /** What the C heap (malloc) holds. */
   nativeHeap(): MallocUsage;
   /** Arenas malloc has made. */
@@ -208,6 +212,17 @@ export class NodeMetrics {
       'strata_call_cache_bytes',
       'eth_call outcomes the node remembers per (height, request), in estimated bytes of keys and results.',
       () => sources.callCacheBytes(),
+    );
+    gauge(
+      'strata_log_cache_bytes',
+      'Decoded logs the block store remembers for eth_getLogs and receipts, in estimated bytes of the logs and their JSON.',
+      () => sources.logCacheBytes(),
+    );
+    labelledGauge(
+      'strata_cache_capacity_bytes',
+      'Budgets of the in-memory caches, in estimated bytes: call_results (strata_call_cache_bytes), logs (strata_log_cache_bytes).',
+      'cache',
+      () => sources.cacheCapacities,
     );
     labelledGauge(
       'strata_native_heap_bytes',

@@ -380,6 +380,8 @@ export class StrataNode {
         storageMemory: () => memoryBudget.usage(),
         commitTreeMemory: () => app.commitTreeMemory(),
         callCacheBytes: () => app.callCacheBytes(),
+        logCacheBytes: () => store.logCacheBytes(),
+        cacheCapacities: { call_results: app.callCacheCapacity(), logs: store.logCacheCapacity() },
         nativeHeap: mallocUsage,
         nativeHeapArenas: mallocArenas,
       });

@@ -201,10 +201,13 @@ t.test('hashAt answers the hash of a stored height, and forgets truncated height
 t.test('logs a query remembers are forgotten with their blocks on a rollback', async (t) => {
   const store = await BlockStore.open(t.testdir());
   const hashes = await fillChain(store, 6);
+  t.equal(store.logCacheBytes(), 0, 'nothing remembered before a query');
   const before = store.logs({ fromBlock: 4, toBlock: 4 });
   t.equal(before.length, 1, 'block 4 has one log');
+  t.ok(store.logCacheBytes() > 0, `the query's logs are counted: ${store.logCacheBytes()} bytes`);
   t.same(store.logs({ fromBlock: 4, toBlock: 4 }), before, 'asked again (remembered)');
   await store.truncateAbove(3);
+  t.equal(store.logCacheBytes(), 0, 'a rollback forgets them all');
   t.same(store.logs({ fromBlock: 1, toBlock: 6 }).map((l) => l.blockHeight), [1, 2, 2], 'the truncated blocks have no logs');
   const replaced = signedBlock(4, hashes[2]!, [fakeTx(), fakeTx()]);
   const logged = { address: address(3), topics: [topic(44)], data: Buffer.from([4]) };
@@ -234,6 +237,8 @@ t.test('the logs a query remembers are bounded in bytes, not only in count', asy
   const remembered = again.filter((log, i) => log === first[i]).map((log) => log.blockHeight);
   t.ok(remembered.length > 0 && remembered.length < 40, `only some blocks' logs are remembered (${remembered.length} of 40)`);
   t.same(remembered, Array.from({ length: remembered.length }, (_, i) => 41 - remembered.length + i), 'the most recently read ones');
+  const bytes = store.logCacheBytes();
+  t.ok(bytes > remembered.length * 1024 * 1024 && bytes <= 32 * 1024 * 1024, `their estimate counts their data and stays within 32 MiB: ${(bytes / 2 ** 20).toFixed(1)} MiB`);
   await store.close();
 });
 

@@ -22,6 +22,7 @@ const answer = (bytes: number): CallOutcome => ({ ok: true, result: { returnData
 
 t.test('distinct calls fill the cache up to its byte budget and evict the least recently used', async (t) => {
   const cache = new CallResultCache(256 * KIB);
+  t.equal(cache.capacity, 256 * KIB, 'its capacity is the budget');
   const keys: string[] = [];
   for (let i = 0; i < 2_000; i++) {
     const key = cache.key(block, holderCall(i))!;
@@ -56,6 +57,7 @@ t.test('a budget of 0 turns the cache off', async (t) => {
   const cache = new CallResultCache(0);
   t.equal(cache.key(block, holderCall(1)), undefined);
   t.equal(cache.bytes, 0);
+  t.equal(cache.capacity, 0, 'and says it holds nothing');
 });
 
 t.test('a node answers calls with 1 MB of calldata without keeping them', async (t) => {

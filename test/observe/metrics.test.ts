@@ -4,6 +4,7 @@
  * collapsed into one label, traces, block stage timings) and the process defaults are there.
  */
 import t from 'tap';
+import { scrapeMemoryReading } from '../../bench/soak/memory-parts.js';
 import { loadConfig } from '../../src/config/index.js';
 import { NodeMetrics } from '../../src/node/metrics.js';
 import { initHome, startNode } from '../node/fixtures/node-process.js';
@@ -46,6 +47,8 @@ t.test('/metrics of a running node', async (t) => {
     ['strata_storage_memory_capacity_bytes', 'gauge'],
     ['strata_commit_tree_memory_bytes', 'gauge'],
     ['strata_call_cache_bytes', 'gauge'],
+    ['strata_log_cache_bytes', 'gauge'],
+    ['strata_cache_capacity_bytes', 'gauge'],
     ['strata_native_heap_bytes', 'gauge'],
     ['strata_native_heap_arenas', 'gauge'],
     ['strata_native_heap_trimmed_bytes_total', 'counter'],
@@ -80,6 +83,17 @@ t.test('/metrics of a running node', async (t) => {
   t.equal(value(first, 'strata_storage_memory_capacity_bytes', { kind: 'memtables' }), 64 * 1024 * 1024, 'write-buffer-size-mb = 64');
   t.ok(value(first, 'strata_storage_memory_bytes', { kind: 'memtables' }) > 0, 'the stores\' memtables are counted in the budget');
   t.ok(value(first, 'strata_storage_memory_bytes', { kind: 'block_cache' }) >= 0, 'the block cache is reported');
+  t.equal(value(first, 'strata_cache_capacity_bytes', { cache: 'call_results' }), 8 * 1024 * 1024, 'the eth_call result cache holds at most 8 MiB');
+  t.equal(value(first, 'strata_cache_capacity_bytes', { cache: 'logs' }), 32 * 1024 * 1024, 'the log cache holds at most 32 MiB');
+  t.ok(value(first, 'strata_log_cache_bytes') >= 0, 'the log cache is reported');
+  // bench:soak reads the same gauges to tell caches filling their budgets from other growth.
+  const { caches } = await scrapeMemoryReading(port, 0);
+  t.same(
+    [caches.blockCacheCapacity, caches.memtablesCapacity, caches.callResultsCapacity, caches.logsCapacity],
+    [128, 64, 8, 32],
+    'the soak reads each bounded cache\'s budget, MiB',
+  );
+  t.ok(caches.memtables > 0 && caches.memtables < 64, `and what the memtables hold: ${caches.memtables.toFixed(2)} MiB`);
   t.ok(value(first, 'strata_commit_tree_memory_bytes', { store: 'bank' }) > 0, 'the bank tree (genesis balances) is counted in memory');
   t.ok(value(first, 'strata_native_heap_bytes', { kind: 'in_use' }) > 1024 * 1024, 'the C heap in use is reported');
   t.ok(value(first, 'strata_native_heap_bytes', { kind: 'free' }) >= 0, 'the C heap held free is reported');
@@ -139,6 +153,8 @@ t.test('two nodes in one process keep separate registries', async (t) => {
     storageMemory: () => ({ blockCacheBytes: 0, blockCachePinnedBytes: 0, memtableBytes: 0, blockCacheCapacity: 1, writeBufferCapacity: 1 }),
     commitTreeMemory: () => ({}),
     callCacheBytes: () => 0,
+    logCacheBytes: () => 0,
+    cacheCapacities: { call_results: 0, logs: 0 },
     nativeHeap: () => ({ arenaBytes: 0, mmappedBytes: 0, inUseBytes: 0, freeBytes: 0 }),
     nativeHeapArenas: () => 1 };
   const a = new NodeMetrics(sources);
