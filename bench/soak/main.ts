@@ -136,6 +136,14 @@ function cachesLine(warm: BoundedCaches, end: BoundedCaches): string {
   ].join(' · ')}`;
 }
 
+/** Each pool's worker heaps' growth, reserved (`total`) and allocated (`used`), MiB. */
+function workerHeapsGrowth(
+  before: Record<string, { used: number; total: number }>,
+  after: Record<string, { used: number; total: number }>,
+): Record<string, { used: number; total: number }> {
+  return Object.fromEntries(Object.entries(after).map(([pool, heaps]) => [pool, partsGrowth(before[pool] ?? { used: 0, total: 0 }, heaps)]));
+}
+
 /** A growth figure with its sign. */
 const signed = (x: number) => `${x >= 0 ? '+' : ''}${fmt(x)}`;
 
@@ -281,6 +289,7 @@ async function main(): Promise<void> {
     const [readingWarm, readingEnd] = [await warmReading, await readingOf()];
     const [partsWarm, partsEnd] = [readingWarm?.parts, readingEnd?.parts];
     const [workersWarm, workersEnd] = [readingWarm?.workersByPool, readingEnd?.workersByPool];
+    const workerHeapsGrew = readingWarm && readingEnd ? workerHeapsGrowth(readingWarm.workerHeapsByPool, readingEnd.workerHeapsByPool) : undefined;
     const partsGrew = partsWarm && partsEnd ? partsGrowth(partsWarm, partsEnd) : undefined;
     const spacesGrew = readingWarm && readingEnd ? partsGrowth(readingWarm.v8MainBySpace, readingEnd.v8MainBySpace) : undefined;
     const spacesUseGrew = readingWarm && readingEnd ? partsGrowth(readingWarm.v8MainUsedBySpace, readingEnd.v8MainUsedBySpace) : undefined;
@@ -367,6 +376,7 @@ async function main(): Promise<void> {
       rssGrowthOutsideStorageCachesMiB: num(partsGrew ? partsGrew.rss - partsGrew.rocksdbCaches : Number.NaN),
       boundedCachesAfterWarmupMiB: readingWarm?.caches,
       boundedCachesEndMiB: readingEnd?.caches,
+      workerHeapGrowthByPoolMiB: workerHeapsGrew,
       executionWorkersAfterWarmup: workersWarm,
       executionWorkersEnd: workersEnd,
       rssSamples: rss.map((r) => [Math.round(r.at / 1000), Math.round(r.mib), Math.round(r.anonMiB), Math.round(r.fileMiB)]),
@@ -418,6 +428,9 @@ async function main(): Promise<void> {
         ? [`v8Main growth by V8 space, MiB (of it allocated to objects): ${Object.entries(spacesGrew).filter(([, v]) => v !== 0).map(([k, v]) => `${k} ${signed(v)} (${signed(spacesUseGrew?.[k] ?? Number.NaN)})`).join(' · ')}`]
         : []),
       ...(readingWarm && readingEnd ? [cachesLine(readingWarm.caches, readingEnd.caches)] : []),
+      ...(workerHeapsGrew
+        ? [`v8Workers growth by pool, MiB (of it allocated to objects): ${Object.entries(workerHeapsGrew).map(([pool, g]) => `${pool} ${signed(g.total)} (${signed(g.used)})`).join(' · ')}`]
+        : []),
       ...(workersWarm && workersEnd
         ? [`execution workers by pool: ${Object.keys(workersEnd).map((pool) => `${pool} ${workersWarm[pool] ?? 0} after warm-up → ${workersEnd[pool]} at the end`).join(' · ')}`]
         : []),

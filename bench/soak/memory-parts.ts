@@ -57,6 +57,8 @@ export interface MemoryReading {
   v8MainUsedBySpace: Record<string, number>;
   /** Worker threads by pool: a pool grows past its base while long tasks hold every worker, each added one with its own V8 heap. */
   workersByPool: Record<string, number>;
+  /** Each pool's worker heaps summed, MiB: `total` reserved by V8, `used` allocated to objects (live or not yet collected). */
+  workerHeapsByPool: Record<string, { used: number; total: number }>;
 }
 
 /** The node's memory now: `/metrics` on `port`, with `rssMiB` read at the same moment. */
@@ -86,14 +88,20 @@ export async function scrapeMemoryReading(port: number, rssMiB: number): Promise
     logsCapacity: mib(sum(samples, 'strata_cache_capacity_bytes', { cache: 'logs' })),
   };
   const workersByPool: Record<string, number> = {};
+  const workerHeapsByPool: Record<string, { used: number; total: number }> = {};
   const v8MainBySpace: Record<string, number> = {};
   const v8MainUsedBySpace: Record<string, number> = {};
   for (const sample of samples) {
     if (sample.name === 'strata_execution_workers') workersByPool[sample.labels['pool'] ?? ''] = sample.value;
+    const kind = sample.labels['kind'];
+    if (sample.name === 'strata_execution_worker_heap_bytes' && (kind === 'used' || kind === 'total')) {
+      const heaps = (workerHeapsByPool[sample.labels['pool'] ?? ''] ??= { used: 0, total: 0 });
+      heaps[kind] = mib(sample.value);
+    }
     if (sample.name === 'nodejs_heap_space_size_total_bytes') v8MainBySpace[sample.labels['space'] ?? ''] = mib(sample.value);
     if (sample.name === 'nodejs_heap_space_size_used_bytes') v8MainUsedBySpace[sample.labels['space'] ?? ''] = mib(sample.value);
   }
-  return { parts: { rss: rssMiB, ...parts, unattributed: rssMiB - attributed }, caches, v8MainBySpace, v8MainUsedBySpace, workersByPool };
+  return { parts: { rss: rssMiB, ...parts, unattributed: rssMiB - attributed }, caches, v8MainBySpace, v8MainUsedBySpace, workersByPool, workerHeapsByPool };
 }
 
 /** Each figure's growth from `before` to `after`, MiB, rounded to 0.1 (a figure missing before counts from 0). */

@@ -145,6 +145,11 @@ t.test('/metrics of a running node', async (t) => {
     t.ok(used! > 1024 * 1024 && used! <= total!, `${pool} workers' heaps: ${(used! / 2 ** 20).toFixed(1)} of ${(total! / 2 ** 20).toFixed(1)} MiB used`);
     t.ok(value(heaps, 'strata_execution_worker_heap_bytes', { pool, kind: 'external' }) >= 0, `${pool} workers' external memory reported`);
   }
+  const { workerHeapsByPool } = await scrapeMemoryReading(port, 0);
+  for (const pool of ['calls', 'traces']) {
+    const heap = workerHeapsByPool[pool];
+    t.ok(heap !== undefined && heap.used > 1 && heap.used <= heap.total, `the soak reads the ${pool} pool's heaps: ${heap?.used.toFixed(1)} of ${heap?.total.toFixed(1)} MiB used`);
+  }
   t.equal(await run.stop(), 0);
 });
 
