@@ -76,7 +76,7 @@ t.test(`traces match Anvil's after geth normalisations (seed ${seed}, ${count} t
     await client.call('evm_mine');
   };
   const txs: WorkloadTx[] = [...deployment.txs, ...generateInteractions(sender, deployment, { seed, count, chainId: CHAIN_ID, maxDepth: 4, firstNonce: 2 })];
-  const [oursReceipts, anvilReceipts] = await Promise.all([submitAndMine(home.http, txs), submitAndMine(anvil.port, txs, { nudge: flushAnvil })]);
+  const [oursReceipts, anvilReceipts] = await Promise.all([submitAndMine(home.http, txs), submitAndMine(anvil.port, txs, { nudge: flushAnvil, oneAtATime: true })]);
   const ours = new RpcClient(home.http, 1);
   const peer = new RpcClient(anvil.port, 1);
   t.teardown(() => {
