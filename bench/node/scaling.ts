@@ -139,6 +139,9 @@ export async function measureScaling(options: ScalingOptions): Promise<ScalingRu
         result.errors += call.errors + callTracer.errors;
         result.runs.push({ workers, call, callTracer });
         options.log(`${workers} execution worker(s): eth_call distinct ${call.requestsPerSec.toFixed(0)} req/s (p99 ${call.p99Ms.toFixed(2)} ms, ${call.errors} errors), callTracer ${callTracer.requestsPerSec.toFixed(0)} tx/s (${callTracer.errors} errors)`);
+        for (const [figure, run] of [['eth_call', call], ['callTracer', callTracer]] as const) {
+          if (run.firstError) options.log(`  first ${figure} error at ${workers} worker(s): ${run.firstError}`);
+        }
       } finally {
         await node.stop();
       }

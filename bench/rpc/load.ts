@@ -38,6 +38,8 @@ export interface LoadResult {
   errors: number;
   /** Successful responses in the measured window. */
   requests: number;
+  /** The start of the first refusal's body ('' when none). */
+  firstError: string;
 }
 
 const HEADER_END = Buffer.from('\r\n\r\n');
@@ -193,6 +195,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
       p99Ms: quantile(sorted, 0.99),
       errors: tally.errors,
       requests: sorted.length,
+      firstError: tally.firstError,
     };
   });
 }
