@@ -29,6 +29,9 @@ export class SubmitError extends Error {
   }
 }
 
+/** How long `submitAndMine` waits for every receipt by default. */
+const DEFAULT_TIMEOUT_MS = 120_000;
+
 /** How `submitAndMine` gets the transactions into blocks. */
 export interface MineOptions {
   /** Called once everything is submitted (default: nothing, the node mines on its own). */
@@ -52,7 +55,7 @@ export interface MineOptions {
 
 /** Submits `txs` in order, calls `mine`, and resolves with every receipt in the same order. */
 export async function submitAndMine(port: number, txs: readonly WorkloadTx[], options: MineOptions = {}): Promise<MinedReceipt[]> {
-  const { mine = async () => {}, oneAtATime = false, timeoutMs = 120_000 } = options;
+  const { mine = async () => {}, oneAtATime = false, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
   const client = new RpcClient(port, 2);
   try {
     const deadline = performance.now() + timeoutMs;
@@ -75,6 +78,7 @@ export async function submitAndMine(port: number, txs: readonly WorkloadTx[], op
   }
 }
 
+/** Sends `tx` (the `index`th of the workload) and returns its hash, or throws a SubmitError naming it. */
 async function send(client: RpcClient, tx: WorkloadTx, index: number): Promise<string> {
   try {
     return await client.call<string>('eth_sendRawTransaction', [tx.raw]);
@@ -85,7 +89,7 @@ async function send(client: RpcClient, tx: WorkloadTx, index: number): Promise<s
 
 /** Polls for `hash`'s receipt until `deadline`, sending it again and nudging the node while it is late. */
 async function receiptOf(client: RpcClient, hash: string, tx: WorkloadTx, deadline: number, options: MineOptions): Promise<MinedReceipt> {
-  const { nudge, nudgeAfterMs = 2_000, timeoutMs = 120_000 } = options;
+  const { nudge, nudgeAfterMs = 2_000, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
   let nudgeAt = performance.now() + nudgeAfterMs;
   let nudges = 0;
   for (;;) {

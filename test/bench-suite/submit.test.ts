@@ -1,5 +1,5 @@
-/** bench/trace's submission against a real Anvil that mines only on `evm_mine`: a late receipt is nudged, or the wait ends with a typed error. */
-import t from 'tap';
+/** bench/trace's submission against a real Anvil that mines only on `evm_mine`: a late receipt is nudged (the transaction sent again first), one at a time waits for each receipt, or the wait ends with a typed error. */
+import t, { type Test } from 'tap';
 import { keccak256 } from '../../src/util/keccak.js';
 import { devAccounts } from '../../src/chain/genesis-file.js';
 import { fundOnAnvil, startTracingAnvil } from '../../bench/trace/anvil.js';
@@ -9,12 +9,18 @@ import type { RpcClient } from '../../bench/node/rpc-client.js';
 
 const CHAIN_ID = 713715;
 
-t.test('a node that leaves transactions pending', async (t) => {
+/** An Anvil that mines only on `evm_mine` (stopped at the end of `t`), and a development account it funded. */
+async function startFundedAnvil(t: Test) {
   const anvil = await startTracingAnvil({ chainId: CHAIN_ID, gasLimit: 30_000_000, mining: 'manual', stepsTracing: false });
   t.teardown(() => anvil.stop());
   const [account] = devAccounts(1);
   const sender = { privateKey: account!.privateKey, address: account!.address };
   await fundOnAnvil(anvil.port, [sender.address], 10n ** 21n);
+  return { anvil, sender };
+}
+
+t.test('a node that leaves transactions pending', async (t) => {
+  const { anvil, sender } = await startFundedAnvil(t);
   const { txs } = probeDeployment(sender, CHAIN_ID, 0);
 
   await t.rejects(submitAndMine(anvil.port, txs, { timeoutMs: 300 }), SubmitError, 'without a nudge the wait ends with a SubmitError');
@@ -31,11 +37,7 @@ t.test('a node that leaves transactions pending', async (t) => {
 });
 
 t.test('one at a time, and a transaction the node dropped is sent again', async (t) => {
-  const anvil = await startTracingAnvil({ chainId: CHAIN_ID, gasLimit: 30_000_000, mining: 'manual', stepsTracing: false });
-  t.teardown(() => anvil.stop());
-  const [account] = devAccounts(1);
-  const sender = { privateKey: account!.privateKey, address: account!.address };
-  await fundOnAnvil(anvil.port, [sender.address], 10n ** 21n);
+  const { anvil, sender } = await startFundedAnvil(t);
   const { txs } = probeDeployment(sender, CHAIN_ID, 0);
 
   const mineEach = async (client: RpcClient) => {
