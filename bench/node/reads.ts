@@ -6,14 +6,15 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
+import { fixturePath } from '../fixture-path.js';
 import { runLoad, type LoadResult } from '../rpc/load.js';
 import { RpcClient } from './rpc-client.js';
 import { createdAddress, hex, signEip1559 } from './sign.js';
 
-const TOKEN_JSON = fileURLToPath(new URL('../../../test/fixtures/token.json', import.meta.url));
+const TOKEN_JSON = fixturePath('token.json');
 const BALANCE_OF = '70a08231';
-const TOKEN_SUPPLY = 10n ** 27n;
+/** What the Token mints to its deployer. */
+export const TOKEN_SUPPLY = 10n ** 27n;
 
 /** A 32-byte ABI word of an unsigned integer. */
 function word(value: bigint | number): string {

@@ -7,16 +7,13 @@
  * contract-creation transactions (succeeding, reverting, running out of gas), plain transfers,
  * calls with an unknown selector and out-of-gas at the top frame.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { Prng } from '../../test/helpers/prng.js';
+import { fixturePath } from '../fixture-path.js';
 import { createdAddress, hex, signEip1559 } from '../node/sign.js';
 import { ChildMode, Op, randomProgram } from './probe-program.js';
 
-/** test/fixtures/probe.json, from the source tree (tsx) or from dist/bench/trace. */
-const PROBE_JSON = ['../../test/fixtures/probe.json', '../../../test/fixtures/probe.json']
-  .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
-  .find((path) => existsSync(path)) ?? fileURLToPath(new URL('../../test/fixtures/probe.json', import.meta.url));
+const PROBE_JSON = fixturePath('probe.json');
 
 /** Fee terms of every workload transaction. */
 const FEES = { maxPriorityFeePerGas: 1_000_000_000n, maxFeePerGas: 100_000_000_000n } as const;
