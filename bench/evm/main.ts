@@ -30,6 +30,7 @@ import { memoryLogger } from '../../src/log/logger.js';
 import { DEFAULT_STATE_STORE_CONFIG } from '../../src/store/index.js';
 import { emitReport, table } from '../report.js';
 import { balanceOfData, signTokenDeploy, TOKEN_SUPPLY } from '../node/reads.js';
+import { medianBy } from '../node/round-stats.js';
 
 const EVM_CHAIN_ID = 713715;
 const BASE_FEE = 1_000_000_000n;
@@ -72,7 +73,7 @@ if (!Number.isInteger(calls) || calls < 1 || !Number.isInteger(rounds) || rounds
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
 /** A fresh App with the Token deployed in block 1, and the state at that height. */
-async function deployedApp(dir: string): Promise<{ app: App; state: StateAt; token: Uint8Array; deployer: Uint8Array }> {
+async function deployedApp(dir: string): Promise<{ app: App; state: StateAt; token: Uint8Array; deployer: string }> {
   const [account] = devAccounts(1);
   const genesis = parseGenesis({
     chain_id: 'strata-bench-evm',
@@ -91,8 +92,11 @@ async function deployedApp(dir: string): Promise<{ app: App; state: StateAt; tok
   );
   const deployed = result.txs[0];
   if (deployed?.kind !== 'executed' || deployed.receipt.status !== 1) throw new WrongAnswerError('the Token deployment did not succeed');
-  return { app, state: { height: 1, view: app.storedView(1) }, token: Buffer.from(deploy.address.slice(2), 'hex'), deployer: Buffer.from(account!.address.slice(2), 'hex') };
+  return { app, state: { height: 1, view: app.storedView(1) }, token: Buffer.from(deploy.address.slice(2), 'hex'), deployer: account!.address };
 }
+
+/** Calldata of `balanceOf(holder)`. */
+const balanceOfCalldata = (holder: string): Buffer => Buffer.from(balanceOfData(holder).slice(2), 'hex');
 
 /** `balanceOf` calls on the Token, one per holder, and the same calldata to an address without code. */
 function requests(token: Uint8Array, first: number, count: number): { balanceOf: CallRequest[]; noCode: CallRequest[] } {
@@ -100,7 +104,7 @@ function requests(token: Uint8Array, first: number, count: number): { balanceOf:
   const balanceOf: CallRequest[] = [];
   const noCode: CallRequest[] = [];
   for (let i = 0; i < count; i++) {
-    const data = Buffer.from(balanceOfData(`0x${(0xb0000000 + first + i).toString(16).padStart(40, '0')}`).slice(2), 'hex');
+    const data = balanceOfCalldata(`0x${(0xb0000000 + first + i).toString(16).padStart(40, '0')}`);
     balanceOf.push({ to: token, data });
     noCode.push({ to: empty, data });
   }
@@ -127,17 +131,11 @@ const checkNoCode = (request: CallRequest, returnData: Uint8Array, gasUsed: bigi
   }
 };
 
-const median = (xs: readonly number[]): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-
 const dir = mkdtempSync(join(tmpdir(), 'strata-bench-evm-'));
 try {
   const { app, state, token, deployer } = await deployedApp(dir);
   try {
-    const supply = await app.call({ to: token, data: Buffer.from(balanceOfData(`0x${Buffer.from(deployer).toString('hex')}`).slice(2), 'hex') }, state);
+    const supply = await app.call({ to: token, data: balanceOfCalldata(deployer) }, state);
     if (BigInt(`0x${Buffer.from(supply.returnData).toString('hex') || '0'}`) !== TOKEN_SUPPLY) throw new WrongAnswerError('balanceOf(deployer) is not the whole supply');
 
     const warm = requests(token, 0, Math.min(calls, 2_000));
@@ -152,8 +150,8 @@ try {
       noCodeRounds.push(await timeCalls(app, state, batch.noCode, checkNoCode));
       log(`round ${round + 1}/${rounds}: balanceOf ${balanceOfRounds[round]!.toFixed(1)} µs, no code ${noCodeRounds[round]!.toFixed(1)} µs per call`);
     }
-    const evmCallBalanceOfUs = median(balanceOfRounds);
-    const evmCallNoCodeUs = median(noCodeRounds);
+    const evmCallBalanceOfUs = medianBy(balanceOfRounds, (us) => us)!;
+    const evmCallNoCodeUs = medianBy(noCodeRounds, (us) => us)!;
     const output = {
       calls,
       rounds,
