@@ -145,8 +145,73 @@ function capGas(env: CallEnvironment, gas: bigint): bigint {
   return env.gasCap > 0n && gas > env.gasCap ? env.gasCap : gas;
 }
 
-/** The request as an unsigned transaction whose sender is `from` (type 1 with gasPrice, else type 2). */
+const UINT64_MAX = (1n << 64n) - 1n;
+const UINT256_LIMIT = 1n << 256n;
+
+/**
+ * A validated fee-less EIP-1559 message per chain rules, and the most gas a message built
+ * from it may carry (below 2^64, and EIP-7825's cap where that is active).
+ */
+interface MessageTemplate {
+  tx: TypedTransaction;
+  maxGas: bigint;
+}
+const messageTemplates = new WeakMap<Common, MessageTemplate>();
+
+function messageTemplate(common: Common): MessageTemplate {
+  let template = messageTemplates.get(common);
+  if (template === undefined) {
+    const tx = createTx({ type: 2, to: new Address(new Uint8Array(20)), maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, accessList: [] }, { common, freeze: false });
+    const capped = tx.common.isActivatedEIP(7825) && !tx.common.isActivatedEIP(8037);
+    const maxGas = capped ? BigInt(tx.common.param('maxTransactionGasLimit')) : UINT64_MAX;
+    messageTemplates.set(common, (template = { tx, maxGas }));
+  }
+  return template;
+}
+
+/**
+ * Whether the request is a fee-less call to an address without an access list, whose fields
+ * pass the transaction's own range checks: such a message differs from the template only in
+ * nonce, gas, recipient, value and data.
+ */
+function isPlainMessage(request: CallRequest, nonce: bigint, gas: bigint, maxGas: bigint): boolean {
+  return (
+    request.to !== undefined &&
+    request.gasPrice === undefined &&
+    request.maxFeePerGas === undefined &&
+    request.maxPriorityFeePerGas === undefined &&
+    (request.accessList === undefined || request.accessList.length === 0) &&
+    gas >= 0n &&
+    gas <= maxGas &&
+    nonce >= 0n &&
+    nonce < UINT64_MAX &&
+    (request.value ?? 0n) >= 0n &&
+    (request.value ?? 0n) < UINT256_LIMIT
+  );
+}
+
+/**
+ * The request as an unsigned transaction whose sender is `from` (type 1 with gasPrice, else
+ * type 2). A plain fee-less call (most eth_calls) is the chain's template message with its own
+ * fields laid over it: building and validating a transaction costs about as much as a short
+ * call, and the template already passed the checks that do not depend on those fields.
+ */
 export function messageTx(common: Common, request: CallRequest, from: Address, nonce: bigint, gas: bigint): TypedTransaction {
+  const template = messageTemplate(common);
+  if (isPlainMessage(request, nonce, gas, template.maxGas)) {
+    const tx = Object.create(template.tx) as TypedTransaction;
+    // Own fields hide the template's; `cache` holds values derived from them (the data fee).
+    Object.assign(tx, {
+      nonce,
+      gasLimit: gas,
+      to: new Address(request.to!),
+      value: request.value ?? 0n,
+      data: request.data ?? new Uint8Array(),
+      cache: {},
+      getSenderAddress: () => from,
+    });
+    return tx;
+  }
   const base = {
     nonce,
     gasLimit: gas,
@@ -206,7 +271,8 @@ const callBlocks = new WeakMap<Common, LRUCache<string, Block>>();
 function callBlock(common: Common, ctx: BlockContext): Block {
   let blocks = callBlocks.get(common);
   if (blocks === undefined) callBlocks.set(common, (blocks = new LRUCache({ max: CALL_BLOCKS })));
-  const key = `${ctx.height}:${ctx.timeMs}:${ctx.baseFee}:${ctx.gasLimit}:${Buffer.from(ctx.proposer.buffer, ctx.proposer.byteOffset, ctx.proposer.byteLength).toString('hex')}`;
+  // The block sees whole seconds, so calls within one second share it.
+  const key = `${ctx.height}:${Math.floor(ctx.timeMs / 1000)}:${ctx.baseFee}:${ctx.gasLimit}:${Buffer.from(ctx.proposer.buffer, ctx.proposer.byteOffset, ctx.proposer.byteLength).toString('hex')}`;
   let block = blocks.get(key);
   if (block === undefined) blocks.set(key, (block = evmBlock(common, ctx)));
   return block;
