@@ -156,38 +156,40 @@ interface MessageTemplate {
   tx: TypedTransaction;
   maxGas: bigint;
 }
-const messageTemplates = new WeakMap<Common, MessageTemplate>();
+/**
+ * Templates per chain rules, with the hardfork each was made under (a Common can be moved to
+ * another); null for rules without EIP-1559 (an imported chain's older forks).
+ */
+const messageTemplates = new WeakMap<Common, { hardfork: string; template: MessageTemplate | null }>();
 
-function messageTemplate(common: Common): MessageTemplate {
-  let template = messageTemplates.get(common);
-  if (template === undefined) {
+function messageTemplate(common: Common): MessageTemplate | null {
+  const hardfork = common.hardfork();
+  const known = messageTemplates.get(common);
+  if (known !== undefined && known.hardfork === hardfork) return known.template;
+  let template: MessageTemplate | null = null;
+  if (common.isActivatedEIP(1559)) {
     const tx = createTx({ type: 2, to: new Address(new Uint8Array(20)), maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, accessList: [] }, { common, freeze: false });
     const capped = tx.common.isActivatedEIP(7825) && !tx.common.isActivatedEIP(8037);
-    const maxGas = capped ? BigInt(tx.common.param('maxTransactionGasLimit')) : UINT64_MAX;
-    messageTemplates.set(common, (template = { tx, maxGas }));
+    template = { tx, maxGas: capped ? BigInt(tx.common.param('maxTransactionGasLimit')) : UINT64_MAX };
   }
+  messageTemplates.set(common, { hardfork, template });
   return template;
 }
 
-/**
- * Whether the request is a fee-less call to an address without an access list, whose fields
- * pass the transaction's own range checks: such a message differs from the template only in
- * nonce, gas, recipient, value and data.
- */
-function isPlainMessage(request: CallRequest, nonce: bigint, gas: bigint, maxGas: bigint): boolean {
+/** Whether the request is a fee-less call to an address without an access list. */
+function isPlainCall(request: CallRequest): boolean {
   return (
     request.to !== undefined &&
     request.gasPrice === undefined &&
     request.maxFeePerGas === undefined &&
     request.maxPriorityFeePerGas === undefined &&
-    (request.accessList === undefined || request.accessList.length === 0) &&
-    gas >= 0n &&
-    gas <= maxGas &&
-    nonce >= 0n &&
-    nonce < UINT64_MAX &&
-    (request.value ?? 0n) >= 0n &&
-    (request.value ?? 0n) < UINT256_LIMIT
+    (request.accessList === undefined || request.accessList.length === 0)
   );
+}
+
+/** Whether the fields a message takes from the call pass the transaction's own range checks. */
+function inRange(nonce: bigint, gas: bigint, value: bigint, maxGas: bigint): boolean {
+  return gas >= 0n && gas <= maxGas && nonce >= 0n && nonce < UINT64_MAX && value >= 0n && value < UINT256_LIMIT;
 }
 
 /**
@@ -197,15 +199,16 @@ function isPlainMessage(request: CallRequest, nonce: bigint, gas: bigint, maxGas
  * call, and the template already passed the checks that do not depend on those fields.
  */
 export function messageTx(common: Common, request: CallRequest, from: Address, nonce: bigint, gas: bigint): TypedTransaction {
-  const template = messageTemplate(common);
-  if (isPlainMessage(request, nonce, gas, template.maxGas)) {
+  const value = request.value ?? 0n;
+  const template = isPlainCall(request) ? messageTemplate(common) : null;
+  if (template !== null && inRange(nonce, gas, value, template.maxGas)) {
     const tx = Object.create(template.tx) as TypedTransaction;
     // Own fields hide the template's; `cache` holds values derived from them (the data fee).
     Object.assign(tx, {
       nonce,
       gasLimit: gas,
       to: new Address(request.to!),
-      value: request.value ?? 0n,
+      value,
       data: request.data ?? new Uint8Array(),
       cache: {},
       getSenderAddress: () => from,
@@ -216,7 +219,7 @@ export function messageTx(common: Common, request: CallRequest, from: Address, n
     nonce,
     gasLimit: gas,
     to: request.to === undefined ? undefined : new Address(request.to),
-    value: request.value ?? 0n,
+    value,
     data: request.data ?? new Uint8Array(),
   };
   const accessList = (request.accessList ?? []).map((e) => ({

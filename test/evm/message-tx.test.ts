@@ -4,7 +4,8 @@
  * gas — without one message's fields or cached data fee leaking into the next.
  */
 import t from 'tap';
-import { createTx } from '@ethereumjs/tx';
+import { Hardfork } from '@ethereumjs/common';
+import { createTx, type AccessList2930Tx, type FeeMarket1559Tx } from '@ethereumjs/tx';
 import { Address } from '@ethereumjs/util';
 
 import { messageTx, type CallRequest } from '../../src/evm/call.js';
@@ -30,7 +31,7 @@ t.test('a plain call carries its own fields and the intrinsic gas of its own dat
     { request: { to, data: Buffer.alloc(68, 3) }, nonce: 0n, gas: 50_000n },
   ];
   for (const { request, nonce, gas } of requests) {
-    const tx = messageTx(common, request, from, nonce, gas);
+    const tx = messageTx(common, request, from, nonce, gas) as FeeMarket1559Tx;
     const want = reference(request, nonce, gas);
     t.equal(tx.type, 2);
     t.equal(tx.nonce, nonce);
@@ -62,14 +63,28 @@ t.test('messages built one after another share nothing they set', async (t) => {
 t.test('calls with fees, an access list, a creation or out-of-range fields are built and checked in full', async (t) => {
   const priced = messageTx(common, { to, gasPrice: 3n }, from, 0n, 50_000n);
   t.equal(priced.type, 1, 'gasPrice makes an access-list transaction');
-  const withFees = messageTx(common, { to, maxFeePerGas: 10n, maxPriorityFeePerGas: 2n }, from, 0n, 50_000n);
+  const withFees = messageTx(common, { to, maxFeePerGas: 10n, maxPriorityFeePerGas: 2n }, from, 0n, 50_000n) as FeeMarket1559Tx;
   t.equal(withFees.maxFeePerGas, 10n);
   t.equal(withFees.maxPriorityFeePerGas, 2n);
-  const listed = messageTx(common, { to, accessList: [{ address: to, storageKeys: [Buffer.alloc(32, 1)] }] }, from, 0n, 50_000n);
+  const listed = messageTx(common, { to, accessList: [{ address: to, storageKeys: [Buffer.alloc(32, 1)] }] }, from, 0n, 50_000n) as FeeMarket1559Tx;
   t.equal(listed.accessList.length, 1);
   t.ok(listed.getIntrinsicGas() > messageTx(common, { to }, from, 0n, 50_000n).getIntrinsicGas(), 'the access list is paid for');
   const creation = messageTx(common, { data: Buffer.of(0x60, 0x00) }, from, 0n, 100_000n);
   t.equal(creation.to, undefined, 'a creation has no recipient');
   t.throws(() => messageTx(common, { to }, from, 0n, 1n << 64n), /gasLimit/, 'gas of 2^64 is refused as createTx refuses it');
   t.throws(() => messageTx(common, { to, maxFeePerGas: 1n, maxPriorityFeePerGas: 2n }, from, 0n, 50_000n), /maxFeePerGas cannot be less than maxPriorityFeePerGas/);
+});
+
+t.test('rules without EIP-1559 build priced calls in full, also on a Common moved there after a template', async (t) => {
+  const berlin = createChainCommon(713715);
+  berlin.setHardfork(Hardfork.Berlin);
+  const priced = messageTx(berlin, { to, gasPrice: 1n }, from, 0n, 50_000n) as AccessList2930Tx;
+  t.equal(priced.type, 1, 'a priced call is an access-list transaction under Berlin');
+  t.throws(() => messageTx(berlin, { to }, from, 0n, 50_000n), /EIP-1559 not enabled/, 'a fee-less call is refused as createTx refuses it');
+
+  const moved = createChainCommon(713715);
+  t.equal(messageTx(moved, { to }, from, 0n, 50_000n).type, 2, 'a template under Prague');
+  moved.setHardfork(Hardfork.Berlin);
+  t.throws(() => messageTx(moved, { to }, from, 0n, 50_000n), /EIP-1559 not enabled/, 'the Prague template is not used under Berlin');
+  t.equal(messageTx(moved, { to, gasPrice: 1n }, from, 0n, 50_000n).type, 1);
 });
