@@ -5,7 +5,7 @@
  */
 import type { Common } from '@ethereumjs/common';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
-import { Address } from '@ethereumjs/util';
+import { Address, MAX_INTEGER, MAX_UINT64 } from '@ethereumjs/util';
 import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import type { Block } from '@ethereumjs/block';
 import { LRUCache } from 'lru-cache';
@@ -145,9 +145,6 @@ function capGas(env: CallEnvironment, gas: bigint): bigint {
   return env.gasCap > 0n && gas > env.gasCap ? env.gasCap : gas;
 }
 
-const UINT64_MAX = (1n << 64n) - 1n;
-const UINT256_LIMIT = 1n << 256n;
-
 /**
  * A validated fee-less EIP-1559 message per chain rules, and the most gas a message built
  * from it may carry (below 2^64, and EIP-7825's cap where that is active).
@@ -170,7 +167,7 @@ function messageTemplate(common: Common): MessageTemplate | null {
   if (common.isActivatedEIP(1559)) {
     const tx = createTx({ type: 2, to: new Address(new Uint8Array(20)), maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, accessList: [] }, { common, freeze: false });
     const capped = tx.common.isActivatedEIP(7825) && !tx.common.isActivatedEIP(8037);
-    template = { tx, maxGas: capped ? BigInt(tx.common.param('maxTransactionGasLimit')) : UINT64_MAX };
+    template = { tx, maxGas: capped ? BigInt(tx.common.param('maxTransactionGasLimit')) : MAX_UINT64 };
   }
   messageTemplates.set(common, { hardfork, template });
   return template;
@@ -187,9 +184,9 @@ function isPlainCall(request: CallRequest): boolean {
   );
 }
 
-/** Whether the fields a message takes from the call pass the transaction's own range checks. */
+/** Whether the fields a message takes from the call pass the transaction's own range checks (@ethereumjs's bounds). */
 function inRange(nonce: bigint, gas: bigint, value: bigint, maxGas: bigint): boolean {
-  return gas >= 0n && gas <= maxGas && nonce >= 0n && nonce < UINT64_MAX && value >= 0n && value < UINT256_LIMIT;
+  return gas >= 0n && gas <= maxGas && nonce >= 0n && nonce < MAX_UINT64 && value >= 0n && value <= MAX_INTEGER;
 }
 
 /**
