@@ -8,6 +8,7 @@ const HEX_CODES = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 const QUOTE = 0x22;
 const COMMA = 0x2c;
 const ZERO = 0x30;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** ASCII JSON text in a byte buffer that doubles when full. */
 export class JsonBytes {
@@ -51,19 +52,21 @@ export class JsonBytes {
   /** Appends a non-negative integer in decimal (room must be reserved: 20 bytes cover a uint64). */
   uint(value: number | bigint): void {
     if (typeof value === 'bigint') {
-      if (value > BigInt(Number.MAX_SAFE_INTEGER)) return this.ascii(value.toString());
+      if (value > MAX_SAFE) return this.ascii(value.toString());
       value = Number(value);
     }
     const bytes = this.#bytes;
-    if (value < 10) {
-      bytes[this.length++] = ZERO + value;
-      return;
-    }
-    let digits = 0;
-    for (let rest = value; rest >= 1; rest = Math.floor(rest / 10)) digits++;
+    let digits = 1;
+    for (let power = 10; power <= value; power *= 10) digits++;
     let at = this.length + digits;
     this.length = at;
-    for (let rest = value; rest >= 1; rest = Math.floor(rest / 10)) bytes[--at] = ZERO + (rest % 10);
+    let rest = value;
+    while (rest >= 10) {
+      const tenth = Math.floor(rest / 10);
+      bytes[--at] = ZERO + (rest - tenth * 10);
+      rest = tenth;
+    }
+    bytes[--at] = ZERO + rest;
   }
 
   /** Appends `"0x…"`: a quoted minimal hex quantity (room must be reserved: 67 bytes cover 256 bits). */
@@ -72,9 +75,17 @@ export class JsonBytes {
     bytes[this.length++] = QUOTE;
     bytes[this.length++] = ZERO;
     bytes[this.length++] = 0x78;
-    if (value < 16n) bytes[this.length++] = HEX_CODES[Number(value)]!;
-    else if (value <= 0xffffffffn) this.ascii(Number(value).toString(16));
-    else this.ascii(value.toString(16));
+    if (value <= 0xffffffffn) {
+      // Up to 32 bits the digits come from the number's own bits, with no string made.
+      let rest = Number(value);
+      let digits = 1;
+      while (rest >>> (4 * digits) !== 0 && digits < 8) digits++;
+      let at = this.length + digits;
+      this.length = at;
+      for (let i = 0; i < digits; i++, rest >>>= 4) bytes[--at] = HEX_CODES[rest & 15]!;
+    } else {
+      this.ascii(value.toString(16));
+    }
     bytes[this.length++] = QUOTE;
   }
 

@@ -21,6 +21,11 @@ export class TraceTimeoutError extends TraceError {
 
 /** How long a traced run may compute before it lets the event loop serve others. */
 const YIELD_INTERVAL_MS = 10;
+/**
+ * Opcodes between two readings of the clock. Reading it costs about as much as running a
+ * cheap opcode; sixteen opcodes take microseconds, far below any deadline or yield interval.
+ */
+const STEPS_PER_CLOCK_READ = 16;
 
 /** A promise that never settles; a fresh one each time, so nothing keeps a parked run reachable. */
 function parked(): Promise<never> {
@@ -92,6 +97,8 @@ export class TraceWatch {
 /** Forwards every hook to `inner` and stops the transaction at its deadline. */
 export class DeadlineTracer implements Tracer {
   #deadline = Number.POSITIVE_INFINITY;
+  /** Steps left before the clock is read again (0: at the next step). */
+  #untilClock = 0;
   /** Present when `inner` looks at opcodes; otherwise the clock runs in onTick and no step is built. */
   readonly onOpcode: ((step: OpcodeStep) => void | Promise<void>) | undefined;
   readonly onFault: ((step: OpcodeStep, error: string) => void | Promise<void>) | undefined;
@@ -107,6 +114,7 @@ export class DeadlineTracer implements Tracer {
 
   async onTxStart(tx: TxStart): Promise<void> {
     this.#deadline = performance.now() + this.watch.timeoutMs;
+    this.#untilClock = 0;
     await this.inner.onTxStart?.(tx);
   }
 
@@ -120,6 +128,8 @@ export class DeadlineTracer implements Tracer {
 
   onTick(): void | Promise<void> {
     if (this.watch.stopped) return parked();
+    if (--this.#untilClock > 0) return;
+    this.#untilClock = STEPS_PER_CLOCK_READ;
     const now = performance.now();
     if (now > this.#deadline) {
       this.watch.stop(new TraceTimeoutError());
