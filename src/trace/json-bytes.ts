@@ -79,7 +79,7 @@ export class JsonBytes {
       // Up to 32 bits the digits come from the number's own bits, with no string made.
       let rest = Number(value);
       let digits = 1;
-      while (rest >>> (4 * digits) !== 0 && digits < 8) digits++;
+      while (digits < 8 && rest >>> (4 * digits) !== 0) digits++;
       let at = this.length + digits;
       this.length = at;
       for (let i = 0; i < digits; i++, rest >>>= 4) bytes[--at] = HEX_CODES[rest & 15]!;

@@ -1,8 +1,9 @@
 /**
  * The per-transaction time limit of a trace (geth's TraceConfig `timeout`). The limit is
- * checked before every opcode by a tracer wrapper: once a transaction passes its deadline the
- * wrapper parks the EVM (its step never returns) and the request fails with geth's
- * `execution timeout`; the parked run holds no timer or I/O, so it is simply collected. A
+ * checked as opcodes run, by a tracer wrapper that reads the clock at the first opcode and
+ * every 16th after it: once a transaction passes its deadline the wrapper parks the EVM (its
+ * step never returns) and the request fails with geth's `execution timeout`; the parked run
+ * holds no timer or I/O, so it is simply collected. A
  * tracer hook that fails (a struct log over its size cap, an exception in a JavaScript
  * tracer) stops the run the same way with that error, instead of letting the EVM run on
  * untraced to the end of its gas. The wrapper also yields to the event loop every few
