@@ -527,14 +527,22 @@ export class BlockStore {
     return this.#published(height) ? { height, index: position.readUInt32BE(8) } : undefined;
   }
 
-  /** Where the tx with hash `hash` was included, with its raw bytes; undefined if unknown. */
-  txByHash(hash: Uint8Array): TxLocation | undefined {
+  /** The block that includes the tx with hash `hash`, and the tx's index in it; undefined if unknown. */
+  txInBlock(hash: Uint8Array): { block: ChainBlock; index: number } | undefined {
     const position = this.txPosition(hash);
     if (!position) return undefined;
     const { height, index } = position;
-    const rawTx = this.blockByHeight(height)?.txs[index];
-    if (!rawTx) throw new BlockStoreError(`tx index points at block ${height} position ${index}, which is missing; the block store is damaged`);
-    return { height, index, rawTx };
+    const block = this.blockByHeight(height);
+    if (!block || index >= block.txs.length) {
+      throw new BlockStoreError(`tx index points at block ${height} position ${index}, which is missing; the block store is damaged`);
+    }
+    return { block, index };
+  }
+
+  /** Where the tx with hash `hash` was included, with its raw bytes; undefined if unknown. */
+  txByHash(hash: Uint8Array): TxLocation | undefined {
+    const found = this.txInBlock(hash);
+    return found && { height: found.block.header.height, index: found.index, rawTx: found.block.txs[found.index]! };
   }
 
   /** The receipt of the tx with hash `hash`, with its logs; undefined if unknown. */

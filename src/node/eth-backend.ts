@@ -309,22 +309,19 @@ export class NodeEthBackend implements EthBackend {
   }
 
   transactionByHash(hash: Uint8Array): LocatedTransaction | null {
-    const blocks = this.chain.blocks;
-    const located = blocks.txByHash(hash);
+    const located = this.chain.blocks.txInBlock(hash);
     if (located) {
-      const block = blocks.byHeight(located.height);
-      const d = this.#decode(located.rawTx);
+      const { block, index } = located;
+      const d = this.#decode(block.txs[index]!);
       return {
         tx: ethTransaction(d.tx, d.hash, d.from),
-        position: block
-          ? {
-              blockHash: block.hash,
-              blockNumber: located.height,
-              index: located.index,
-              baseFeePerGas: block.header.baseFee,
-              blockTimestamp: seconds(block.header.timeMs),
-            }
-          : null,
+        position: {
+          blockHash: block.hash,
+          blockNumber: block.header.height,
+          index,
+          baseFeePerGas: block.header.baseFee,
+          blockTimestamp: seconds(block.header.timeMs),
+        },
       };
     }
     const pending = this.mempool.get(hash);

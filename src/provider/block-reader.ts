@@ -66,6 +66,11 @@ export class BlockReader {
     return this.store.txByHash(hash);
   }
 
+  /** The block that includes a mined transaction, and the transaction's index in it (one block read). */
+  txInBlock(hash: Uint8Array): { block: ChainBlock; index: number } | undefined {
+    return this.store.txInBlock(hash);
+  }
+
   /** The receipt of a mined transaction. */
   receipt(hash: Uint8Array): StoredReceipt | undefined {
     return this.store.receipt(hash);

@@ -62,6 +62,28 @@ t.test('indexes txs and receipts with their logs', async (t) => {
   t.equal(r.logs[0]!.logIndex, 1, 'log index counts from the start of the block');
   t.equal(store.txByHash(Buffer.alloc(32, 5)), undefined);
   t.equal(store.receipt(Buffer.alloc(32, 5)), undefined);
+  const inBlock = store.txInBlock(hash)!;
+  t.same(inBlock.block.hash, block.hash, 'txInBlock gives the including block');
+  t.equal(inBlock.index, 1);
+  t.equal(store.txInBlock(Buffer.alloc(32, 5)), undefined);
+  await store.close();
+});
+
+t.test('a tx index pointing past its block is reported as damage, not as an unknown tx', async (t) => {
+  const dir = t.testdir();
+  let store = await BlockStore.open(dir);
+  await fillChain(store, 2);
+  const hash = txHash(store.blockByHeight(2)!.txs[0]!);
+  await store.close();
+  const kv = await PlainKv.open(join(dir, 'blockstore'));
+  const position = Buffer.alloc(12);
+  position.writeBigUInt64BE(2n, 0);
+  position.writeUInt32BE(7, 8); // block 2 holds 2 txs
+  await kv.write([{ key: Buffer.concat([Buffer.from([0x03]), hash]), value: position }], { sync: true });
+  await kv.close();
+  store = await BlockStore.open(dir);
+  t.throws(() => store.txInBlock(hash), { name: 'BlockStoreError', message: /position 7, which is missing; the block store is damaged/ });
+  t.throws(() => store.txByHash(hash), BlockStoreError);
   await store.close();
 });
 

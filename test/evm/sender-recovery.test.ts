@@ -78,6 +78,15 @@ t.test('every transaction type: the native sender is @ethereumjs getSenderAddres
   txs.forEach(({ name, tx }, i) => t.equal(hex(senders[i]), tx.getSenderAddress().toString(), name));
 });
 
+t.test('decodeTx recovers on its own thread the sender @ethereumjs recovers, for every transaction type', (t) => {
+  const homestead = createCustomCommon({ chainId: CHAIN_ID }, Mainnet, { hardfork: Hardfork.Homestead, customCrypto: nativeCrypto });
+  for (const { name, tx } of [0, 1].flatMap(signedOfEachType).filter(({ name }) => name !== 'EIP-4844')) {
+    const decoded = decodeTx(tx.serialize(), name === 'legacy, pre-EIP-155' ? homestead : common);
+    t.equal(decoded.sender.toString(), tx.getSenderAddress().toString(), name);
+  }
+  t.end();
+});
+
 t.test('decodeTxs gives every tx exactly what decodeTx gives it', async (t) => {
   const good = [0, 1, 2].flatMap(signedOfEachType).filter(({ name }) => name !== 'EIP-4844');
   const raws: Uint8Array[] = good.map(({ tx }) => tx.serialize());

@@ -34,17 +34,29 @@ t.test('per-transaction traces resume a paused replay and match a whole-block tr
   const context = () => app.ownExecutionContext(header(3), new Uint8Array(32).fill(3));
   const parent = () => stateOf(app).at(2, { pinned: true }).view;
 
+  /** Contexts made for replays: a resumed replay needs none. */
+  let contextsMade = 0;
+  const replayed = (of: ExecutionContext, rawTxs: Uint8Array[]) => ({
+    hash: of.blockHash,
+    txs: rawTxs,
+    context: () => {
+      contextsMade++;
+      return of;
+    },
+  });
   async function traceOne(index: number, tracer: string, of: ExecutionContext = context(), rawTxs = txs): Promise<JsonValue> {
     const one = createTracer(tracer);
-    const [traced] = await traceBlockTxs(paused, of, rawTxs, parent, { tracerFor: (i) => (i === index ? one : undefined), lastIndex: index, firstTraced: index });
+    const [traced] = await traceBlockTxs(paused, replayed(of, rawTxs), parent, { tracerFor: (i) => (i === index ? one : undefined), lastIndex: index, firstTraced: index });
     return traced!.result;
   }
   for (const tracer of ['prestateTracer', 'callTracer']) {
-    const whole = (await traceBlockTxs(paused, context(), txs, parent, { tracerFor: () => createTracer(tracer) })).map((x) => x.result);
+    const whole = (await traceBlockTxs(paused, replayed(context(), txs), parent, { tracerFor: () => createTracer(tracer) })).map((x) => x.result);
     t.equal(whole.length, 5);
     const inOrder: JsonValue[] = [];
+    contextsMade = 0;
     for (let i = 0; i < txs.length; i++) inOrder.push(await traceOne(i, tracer));
     t.same(inOrder, whole, `${tracer}: one by one in order (resumed) equals the whole block`);
+    t.equal(contextsMade, 1, `${tracer}: the in-order traces made one replay, and so one execution context`);
     const reversed: JsonValue[] = [];
     for (let i = txs.length - 1; i >= 0; i--) reversed.unshift(await traceOne(i, tracer));
     t.same(reversed, whole, `${tracer}: one by one in reverse (replayed) equals the whole block`);

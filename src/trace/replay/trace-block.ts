@@ -15,21 +15,24 @@ export interface BlockTraceRange {
   readonly firstTraced?: number;
 }
 
+/** A stored block to replay. */
+export interface ReplayedBlock {
+  /** The hash the chain serves it under (what a paused replay is found by). */
+  readonly hash: Uint8Array;
+  readonly txs: readonly Uint8Array[];
+  /** How it executes; made only when no paused replay fits (it builds the EVM's block). */
+  readonly context: () => ExecutionContext;
+}
+
 /**
- * Traces the transactions of the block `context` describes that `range` selects, on its
- * parent's state (`parentView`). A paused replay of the block that has not run past
- * `firstTraced` is resumed instead of starting over; a replay stopping short of the block's
- * end is paused in `paused` for the next trace.
+ * Traces the transactions of `block` that `range` selects, on its parent's state
+ * (`parentView`). A paused replay of the block that has not run past `firstTraced` is resumed
+ * instead of starting over; a replay stopping short of the block's end is paused in `paused`
+ * for the next trace.
  */
-export async function traceBlockTxs(
-  paused: PausedReplays,
-  context: ExecutionContext,
-  rawTxs: readonly Uint8Array[],
-  parentView: () => StateView,
-  range: BlockTraceRange,
-): Promise<TracedBlockTx[]> {
-  const replay = paused.take(bytesHex(context.blockHash), range.firstTraced ?? 0) ?? (await BlockReplay.start(context, rawTxs, parentView));
-  const traced = await replay.runThrough(range.lastIndex ?? rawTxs.length - 1, range.tracerFor);
+export async function traceBlockTxs(paused: PausedReplays, block: ReplayedBlock, parentView: () => StateView, range: BlockTraceRange): Promise<TracedBlockTx[]> {
+  const replay = paused.take(bytesHex(block.hash), range.firstTraced ?? 0) ?? (await BlockReplay.start(block.context(), block.txs, parentView));
+  const traced = await replay.runThrough(range.lastIndex ?? block.txs.length - 1, range.tracerFor);
   if (!replay.done) paused.put(replay);
   return traced;
 }

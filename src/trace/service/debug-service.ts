@@ -67,15 +67,14 @@ export class TraceService {
 
   /** The trace of one mined transaction, or undefined when the hash is unknown. */
   async traceTransaction(hash: Uint8Array, options: TraceRequestOptions): Promise<JsonValue | undefined> {
-    const located = this.chain.blocks.txByHash(hash);
+    const located = this.chain.blocks.txInBlock(hash);
     if (!located) return undefined;
-    const block = this.#blocks.byHeight(located.height);
-    if (!block) return undefined;
+    const { block, index } = located;
     await prepareTracer(options);
     const traced = await this.#gate.run(() =>
       this.#withRetries(options, (tracer, watch) => {
         const one = tracer();
-        return this.#traceTxs(block, watch, (i) => (i === located.index ? one : undefined), located.index, located.index);
+        return this.#traceTxs(block, watch, (i) => (i === index ? one : undefined), index, index);
       }),
     );
     return traced[0]?.result;
@@ -153,9 +152,9 @@ export class TraceService {
   /** Replays `block` tracing the transactions `tracerFor` selects, within `watch`'s deadlines. */
   #traceTxs(block: ChainBlock, watch: TraceWatch, tracerFor: TracerFor, lastIndex?: number, firstTraced?: number): Promise<TracedBlockTx[]> {
     const height = block.header.height;
-    const context = this.#contexts.of(block);
+    const replayed = { hash: block.hash, txs: block.txs, context: () => this.#contexts.of(block) };
     const parentView = () => this.#stateAt(height - 1, `block ${height} needs the state of block ${height - 1}`);
-    return watch.run(traceBlockTxs(this.#paused, context, block.txs, parentView, { tracerFor, lastIndex, firstTraced }));
+    return watch.run(traceBlockTxs(this.#paused, replayed, parentView, { tracerFor, lastIndex, firstTraced }));
   }
 
   /** The SS state at `height`, pinned; a pruned one is TraceStateUnavailableError naming what `needed` it. */
