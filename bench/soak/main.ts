@@ -133,6 +133,7 @@ function cachesLine(warm: BoundedCaches, end: BoundedCaches): string {
     fill('memtables', warm.memtables, end.memtables, fmt(end.memtablesCapacity, 0)),
     fill('eth_call results, est.', warm.callResults, end.callResults, fmt(end.callResultsCapacity, 0)),
     fill('logs, est.', warm.logs, end.logs, fmt(end.logsCapacity, 0)),
+    fill('decoded blocks, est.', warm.decodedBlocks, end.decodedBlocks, fmt(end.decodedBlocksCapacity, 0)),
   ].join(' · ')}`;
 }
 

@@ -45,6 +45,8 @@ export interface BoundedCaches {
   callResultsCapacity: number;
   logs: number;
   logsCapacity: number;
+  decodedBlocks: number;
+  decodedBlocksCapacity: number;
 }
 
 /** One scrape of the node's memory: its parts, and the execution workers each pool runs. */
@@ -86,6 +88,8 @@ export async function scrapeMemoryReading(port: number, rssMiB: number): Promise
     callResultsCapacity: mib(sum(samples, 'strata_cache_capacity_bytes', { cache: 'call_results' })),
     logs: mib(sum(samples, 'strata_log_cache_bytes')),
     logsCapacity: mib(sum(samples, 'strata_cache_capacity_bytes', { cache: 'logs' })),
+    decodedBlocks: mib(sum(samples, 'strata_decoded_block_cache_bytes')),
+    decodedBlocksCapacity: mib(sum(samples, 'strata_cache_capacity_bytes', { cache: 'decoded_blocks' })),
   };
   const workersByPool: Record<string, number> = {};
   const workerHeapsByPool: Record<string, { used: number; total: number }> = {};

@@ -144,6 +144,16 @@ function key(prefix: number, suffix: Uint8Array): Buffer {
 /** Block hashes BlockStore.hashAt remembers: the BLOCKHASH window. */
 const HASHES_KEPT = 256;
 /**
+ * Decoded blocks the store remembers, in estimated bytes: a block's receipts, transactions and
+ * traces are asked for one after another (an indexer walks a block's receipts one by one), and
+ * each lookup would otherwise read and decode the whole block. A block larger than this is
+ * decoded every time.
+ */
+const BLOCK_CACHE_BYTES = 8 * 1024 * 1024;
+/** What a cached block costs besides its record: the decoded header and one byte view per tx. */
+const BLOCK_OVERHEAD_BYTES = 2048;
+const TX_VIEW_BYTES = 128;
+/**
  * Decoded logs the store remembers, in estimated bytes: indexers ask for the same recent ranges
  * again and again, and a block's logs never change while it is stored (a rollback forgets them).
  * Bytes, not a count, because one log's data may be large. 32 MiB holds about 9,700 ERC-20
@@ -165,6 +175,13 @@ function cachedLogsBytes(logs: readonly IndexedLog[]): number {
   let bytes = 1;
   for (const log of logs) bytes += LOG_OVERHEAD_BYTES + LOG_BYTE_COPIES * (log.data.length + 32 * log.topics.length);
   return bytes;
+}
+
+/** `block` with its object, header and tx list frozen: a cached block is shared by every reader. */
+function frozen(block: ChainBlock): ChainBlock {
+  Object.freeze(block.header);
+  Object.freeze(block.txs);
+  return Object.freeze(block);
 }
 
 function heightKey(prefix: number, height: number): Buffer {
@@ -303,6 +320,18 @@ export class BlockStore {
   private readonly hashes = new LRUCache<number, Buffer>({ max: HASHES_KEPT });
   /** Decoded logs of recently queried blocks, by height. */
   private readonly blockLogCache = new LRUCache<number, IndexedLog[]>({ maxSize: LOG_CACHE_BYTES, sizeCalculation: cachedLogsBytes });
+  /** Recently read blocks, decoded and frozen (every reader shares them), by height. */
+  private readonly decodedBlocks = new LRUCache<number, ChainBlock>({ maxSize: BLOCK_CACHE_BYTES });
+
+  /** Estimated bytes of the decoded blocks the store remembers (at most BLOCK_CACHE_BYTES). */
+  decodedBlockBytes(): number {
+    return this.decodedBlocks.calculatedSize;
+  }
+
+  /** The most estimated bytes of decoded blocks the store remembers. */
+  decodedBlockCapacity(): number {
+    return this.decodedBlocks.maxSize;
+  }
 
   /** Estimated bytes of the decoded logs the store remembers (at most LOG_CACHE_BYTES). */
   logCacheBytes(): number {
@@ -441,7 +470,7 @@ export class BlockStore {
     const ops: PlainKvOp[] = [];
     let removed = 0;
     for (let h = this.latest; h > height && h >= (this.earliest ?? 1); h--) {
-      const block = this.blockByHeight(h);
+      const block = this.readBlock(h)?.block;
       if (!block) throw new BlockStoreError(`block ${h} is missing from the block store; it cannot be rolled back`);
       for (const raw of block.txs) {
         const hashOfTx = txHash(raw);
@@ -463,6 +492,8 @@ export class BlockStore {
       ops.push({ key: META_LATEST, value: uint64Be(height) });
     }
     await this.kv.write(ops, { sync: true });
+    // Only once they are gone: a read while the write ran may have remembered one again.
+    this.decodedBlocks.clear();
     this.latest = empty ? undefined : height;
     if (empty) this.earliest = undefined;
     return removed;
@@ -479,17 +510,32 @@ export class BlockStore {
     await this.kv.write([{ key: META_IMPORTED_CHAIN, value: Buffer.from(genesis, 'utf8') }], { sync: true });
   }
 
-  /** The block at `height`, or undefined. */
+  /** The block at `height`, or undefined; remembered decoded (frozen) for the next read. */
   blockByHeight(height: number): ChainBlock | undefined {
-    const encoded = this.kv.get(heightKey(P_BLOCK, height));
-    return encoded ? this.decode(encoded, height) : undefined;
+    const cached = this.decodedBlocks.get(height);
+    if (cached !== undefined) return cached;
+    const read = this.readBlock(height);
+    if (read === undefined) return undefined;
+    const { block, bytes } = read;
+    const size = bytes + BLOCK_OVERHEAD_BYTES + TX_VIEW_BYTES * block.txs.length;
+    if (size <= BLOCK_CACHE_BYTES) this.decodedBlocks.set(height, frozen(block), { size });
+    return block;
   }
 
-  /** The hash of the block at `height`, or undefined; decoded once, then remembered. */
+  /** The block at `height` read and decoded, not remembered, with its record's length. */
+  private readBlock(height: number): { block: ChainBlock; bytes: number } | undefined {
+    const encoded = this.kv.get(heightKey(P_BLOCK, height));
+    return encoded ? { block: this.decode(encoded, height), bytes: encoded.length } : undefined;
+  }
+
+  /**
+   * The hash of the block at `height`, or undefined; decoded once, then remembered. Only the
+   * hash is: BLOCKHASH asks for up to 256 blocks, whose bodies it never needs.
+   */
   hashAt(height: number): Buffer | undefined {
     const known = this.hashes.get(height);
     if (known !== undefined) return known;
-    const hash = this.blockByHeight(height)?.hash;
+    const hash = (this.decodedBlocks.get(height) ?? this.readBlock(height)?.block)?.hash;
     if (hash === undefined) return undefined;
     this.hashes.set(height, hash);
     return hash;
@@ -554,7 +600,8 @@ export class BlockStore {
     const txIndex = position.readUInt32BE(8);
     const block = this.blockByHeight(blockHeight);
     if (!block) throw new BlockStoreError(`receipt points at block ${blockHeight}, which is missing; the block store is damaged`);
-    const logs = this.blockLogs(block).filter((log) => log.txIndex === txIndex);
+    // The block's logs as eth_getLogs remembers them: the receipts of one block share them.
+    const logs = this.logsOfHeights([blockHeight])[0]!.filter((log) => log.txIndex === txIndex);
     return withFields(decodeReceipt(encoded), {
       txHash: Buffer.from(hash),
       blockHeight,

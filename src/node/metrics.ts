@@ -45,8 +45,10 @@ export interface NodeMetricSources {
   callCacheBytes(): number;
   /** Estimated bytes of the decoded logs the block store remembers. */
   logCacheBytes(): number;
-  /** The budgets of those two caches, estimated bytes. */
-  cacheCapacities: Readonly<Record<'call_results' | 'logs', number>>;
+  /** Estimated bytes of the decoded blocks the block store remembers. */
+  decodedBlockBytes(): number;
+  /** The budgets of those three caches, estimated bytes. */
+  cacheCapacities: Readonly<Record<'call_results' | 'logs' | 'decoded_blocks', number>>;
   /** What the C heap (malloc) holds. */
   nativeHeap(): MallocUsage;
   /** Arenas malloc has made. */
@@ -218,9 +220,14 @@ export class NodeMetrics {
       'Decoded logs the block store remembers for eth_getLogs and receipts, in estimated bytes of the logs and their JSON.',
       () => sources.logCacheBytes(),
     );
+    gauge(
+      'strata_decoded_block_cache_bytes',
+      'Decoded blocks the block store of the node thread remembers for receipts, transaction lookups and traces, in estimated bytes.',
+      () => sources.decodedBlockBytes(),
+    );
     labelledGauge(
       'strata_cache_capacity_bytes',
-      'Budgets of the in-memory caches, in estimated bytes: call_results (strata_call_cache_bytes), logs (strata_log_cache_bytes).',
+      'Budgets of the in-memory caches, in estimated bytes: call_results (strata_call_cache_bytes), logs (strata_log_cache_bytes), decoded_blocks (strata_decoded_block_cache_bytes).',
       'cache',
       () => sources.cacheCapacities,
     );

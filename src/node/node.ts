@@ -381,7 +381,8 @@ export class StrataNode {
         commitTreeMemory: () => app.commitTreeMemory(),
         callCacheBytes: () => app.callCacheBytes(),
         logCacheBytes: () => store.logCacheBytes(),
-        cacheCapacities: { call_results: app.callCacheCapacity(), logs: store.logCacheCapacity() },
+        decodedBlockBytes: () => store.decodedBlockBytes(),
+        cacheCapacities: { call_results: app.callCacheCapacity(), logs: store.logCacheCapacity(), decoded_blocks: store.decodedBlockCapacity() },
         nativeHeap: mallocUsage,
         nativeHeapArenas: mallocArenas,
       });

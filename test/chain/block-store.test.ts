@@ -264,6 +264,37 @@ t.test('the logs a query remembers are bounded in bytes, not only in count', asy
   await store.close();
 });
 
+t.test('decoded blocks are remembered frozen, within their budget, and forgotten on a rollback', async (t) => {
+  const store = await BlockStore.open(t.testdir());
+  await fillChain(store, 5);
+  t.equal(store.decodedBlockBytes(), 0, 'nothing remembered before a read');
+  const block = store.blockByHeight(5)!;
+  t.equal(store.blockByHeight(5), block, 'a second read gives the remembered block');
+  t.equal(store.txInBlock(txHash(block.txs[1]!))!.block, block, 'so does a lookup of one of its txs');
+  t.equal(store.receipt(txHash(block.txs[1]!))!.blockHash, block.hash, 'and a receipt reads it from there');
+  t.ok(Object.isFrozen(block) && Object.isFrozen(block.header) && Object.isFrozen(block.txs), 'a shared block cannot be changed by one of its readers');
+  t.ok(store.decodedBlockBytes() > 0 && store.decodedBlockBytes() <= store.decodedBlockCapacity(), `counted: ${store.decodedBlockBytes()} bytes`);
+  await store.truncateAbove(4);
+  t.equal(store.decodedBlockBytes(), 0, 'a rollback forgets them all');
+  t.equal(store.blockByHeight(5), undefined, 'the truncated block is gone');
+  const replaced = signedBlock(5, store.hashAt(4)!, [fakeTx()]);
+  await store.saveBlock(replaced, [receipt([])], [{ validatorAddress: PROPOSER, timestampMs: replaced.header.timeMs, signature: replaced.signature }]);
+  t.same(store.blockByHeight(5)!.hash, blockHash(replaced.header), 'the block saved in its place is read, not the one remembered before');
+  await store.close();
+});
+
+t.test('a decoded block larger than the budget is read every time, not remembered', async (t) => {
+  const store = await BlockStore.open(t.testdir());
+  const txs = Array.from({ length: 9 }, () => Buffer.alloc(1024 * 1024, 7)); // 9 MiB, past the 8 MiB budget
+  const block = signedBlock(1, ZERO, txs);
+  await store.saveBlock(block, txs.map(() => receipt([])), [{ validatorAddress: PROPOSER, timestampMs: block.header.timeMs, signature: block.signature }]);
+  const first = store.blockByHeight(1)!;
+  t.equal(first.txs.length, 9);
+  t.not(store.blockByHeight(1), first, 'decoded again');
+  t.equal(store.decodedBlockBytes(), 0);
+  await store.close();
+});
+
 t.test('a block being saved is not found by its hash or its txs before it is the latest', async (t) => {
   const store = await BlockStore.open(t.testdir());
   let last: Uint8Array = ZERO;

@@ -48,6 +48,7 @@ t.test('/metrics of a running node', async (t) => {
     ['strata_commit_tree_memory_bytes', 'gauge'],
     ['strata_call_cache_bytes', 'gauge'],
     ['strata_log_cache_bytes', 'gauge'],
+    ['strata_decoded_block_cache_bytes', 'gauge'],
     ['strata_cache_capacity_bytes', 'gauge'],
     ['strata_native_heap_bytes', 'gauge'],
     ['strata_native_heap_arenas', 'gauge'],
@@ -86,11 +87,13 @@ t.test('/metrics of a running node', async (t) => {
   t.equal(value(first, 'strata_cache_capacity_bytes', { cache: 'call_results' }), 8 * 1024 * 1024, 'the eth_call result cache holds at most 8 MiB');
   t.equal(value(first, 'strata_cache_capacity_bytes', { cache: 'logs' }), 32 * 1024 * 1024, 'the log cache holds at most 32 MiB');
   t.ok(value(first, 'strata_log_cache_bytes') >= 0, 'the log cache is reported');
+  t.equal(value(first, 'strata_cache_capacity_bytes', { cache: 'decoded_blocks' }), 8 * 1024 * 1024, 'the decoded-block cache holds at most 8 MiB');
+  t.ok(value(first, 'strata_decoded_block_cache_bytes') >= 0, 'the decoded-block cache is reported');
   // bench:soak reads the same gauges to tell caches filling their budgets from other growth.
   const { caches } = await scrapeMemoryReading(port, 0);
   t.same(
-    [caches.blockCacheCapacity, caches.memtablesCapacity, caches.callResultsCapacity, caches.logsCapacity],
-    [128, 64, 8, 32],
+    [caches.blockCacheCapacity, caches.memtablesCapacity, caches.callResultsCapacity, caches.logsCapacity, caches.decodedBlocksCapacity],
+    [128, 64, 8, 32, 8],
     'the soak reads each bounded cache\'s budget, MiB',
   );
   t.ok(caches.memtables > 0 && caches.memtables < 64, `and what the memtables hold: ${caches.memtables.toFixed(2)} MiB`);
@@ -159,7 +162,8 @@ t.test('two nodes in one process keep separate registries', async (t) => {
     commitTreeMemory: () => ({}),
     callCacheBytes: () => 0,
     logCacheBytes: () => 0,
-    cacheCapacities: { call_results: 0, logs: 0 },
+    decodedBlockBytes: () => 0,
+    cacheCapacities: { call_results: 0, logs: 0, decoded_blocks: 0 },
     nativeHeap: () => ({ arenaBytes: 0, mmappedBytes: 0, inUseBytes: 0, freeBytes: 0 }),
     nativeHeapArenas: () => 1 };
   const a = new NodeMetrics(sources);
