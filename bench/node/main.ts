@@ -15,7 +15,11 @@
  *   eth_sendRawTransaction over 64 keep-alive connections (raw-socket generator, as the reads),
  *   from the first submission until the last is seen in a block; the submission rate is the
  *   server's saturation figure. A second workload per round is submitted over 8 connections:
- *   there the rate is bounded by each request's latency, tails included (`submitFewTps`);
+ *   there the rate is bounded by each request's latency, tails included (`submitFewTps`).
+ *   Before the first round both servers get the same untimed warm-up: WARMUP_PER_SENDER
+ *   transfers from each of `senders` senders of their own, submitted and included as the
+ *   timed ones are (the read phases warm up for 1 s each), so a round measures the node's
+ *   compiled admission path rather than its first seconds;
  * - reads: `eth_getBalance` and ERC-20 `balanceOf` via `eth_call` at 64 keep-alive
  *   connections (raw-socket load generator, 1 s warm-up), requests/s and p99. `eth_call` runs
  *   twice: the same `balanceOf(holder)` every time (the issue's figure; the node answers a
@@ -84,6 +88,8 @@ const HISTORY_BLOCK_MS = 25;
 const HISTORY_PER_BLOCK = 5;
 const HISTORY_TIMEOUT_MS = 600_000;
 const INCLUSION_TIMEOUT_MS = 180_000;
+/** Transfers per sender of the untimed warm-up both servers get before the first round. */
+const WARMUP_PER_SENDER = 5;
 /** Runs wait (at most QUIET_WAIT_MS) for other processes to use under this share of the machine. */
 const QUIET_PERCENT = 5;
 const QUIET_WAIT_MS = 20_000;
@@ -183,8 +189,8 @@ async function main(): Promise<void> {
   if (profileDir) mkdirSync(profileDir, { recursive: true });
 
   // Account 0 deploys the Token; round r sends from accounts 1 + r·senders onward, and its
-  // few-connection run from 1 + (rounds + r)·senders onward.
-  const accounts = devAccounts(1 + 2 * size.senders * size.rounds);
+  // few-connection run from 1 + (rounds + r)·senders onward; the warm-up from the senders after those.
+  const accounts = devAccounts(1 + 2 * size.senders * size.rounds + size.senders);
   const deployer = accounts[0]!;
   log(`bench:node ${values.quick ? 'quick' : 'full'} · ${size.rounds} round(s) · ${rate(size.senders * size.perSender)} transfers from ${size.senders} senders · reads ${size.readSeconds} s at ${READ_CONNECTIONS} connections`);
 
@@ -228,6 +234,13 @@ async function main(): Promise<void> {
     const callThreadCosts: ThreadCostPerRequest[] = [];
     const pids = [node.pid, anvil.pid];
     const sides = { node: node.pid, anvil: anvil.pid };
+    if (suite === 'all' || suite === 'transfers') {
+      const warmup = signTransfers(accounts.slice(1 + 2 * size.senders * size.rounds), WARMUP_PER_SENDER, EVM_CHAIN_ID, 'warm-up');
+      for (const target of ['node', 'anvil'] as const) {
+        const run = await runTransfers(targets[target].port, warmup, SUBMIT_CONNECTIONS, INCLUSION_TIMEOUT_MS);
+        log(`warm-up ${target}: ${rate(warmup.length)} transfers, submit ${rate(run.submitTps)} tx/s (untimed)`);
+      }
+    }
     for (let r = 0; r < size.rounds; r++) {
       const order: Target[] = r % 2 === 0 ? ['node', 'anvil'] : ['anvil', 'node'];
       if (suite === 'all' || suite === 'transfers') {
