@@ -150,6 +150,12 @@ const HASHES_KEPT = 256;
  * decoded every time.
  */
 const BLOCK_CACHE_BYTES = 8 * 1024 * 1024;
+/**
+ * The same for a store another thread borrowed (an execution worker's): a trace worker reads a
+ * few blocks at a time, one after another, and every worker thread would otherwise hold its own
+ * BLOCK_CACHE_BYTES.
+ */
+const ATTACHED_BLOCK_CACHE_BYTES = 2 * 1024 * 1024;
 /** What a cached block costs besides its record: the decoded header and one byte view per tx. */
 const BLOCK_OVERHEAD_BYTES = 2048;
 const TX_VIEW_BYTES = 128;
@@ -321,9 +327,9 @@ export class BlockStore {
   /** Decoded logs of recently queried blocks, by height. */
   private readonly blockLogCache = new LRUCache<number, IndexedLog[]>({ maxSize: LOG_CACHE_BYTES, sizeCalculation: cachedLogsBytes });
   /** Recently read blocks, decoded and frozen (every reader shares them), by height. */
-  private readonly decodedBlocks = new LRUCache<number, ChainBlock>({ maxSize: BLOCK_CACHE_BYTES });
+  private readonly decodedBlocks: LRUCache<number, ChainBlock>;
 
-  /** Estimated bytes of the decoded blocks the store remembers (at most BLOCK_CACHE_BYTES). */
+  /** Estimated bytes of the decoded blocks the store remembers (at most decodedBlockCapacity()). */
   decodedBlockBytes(): number {
     return this.decodedBlocks.calculatedSize;
   }
@@ -356,6 +362,7 @@ export class BlockStore {
     const earliest = kv.get(META_EARLIEST);
     this.latest = latest ? readUint64Be(latest) : undefined;
     this.earliest = earliest ? readUint64Be(earliest) : undefined;
+    this.decodedBlocks = new LRUCache({ maxSize: attached ? ATTACHED_BLOCK_CACHE_BYTES : BLOCK_CACHE_BYTES });
   }
 
   /** Opens the block store in `<dataDir>/blockstore`. */
@@ -518,7 +525,7 @@ export class BlockStore {
     if (read === undefined) return undefined;
     const { block, bytes } = read;
     const size = bytes + BLOCK_OVERHEAD_BYTES + TX_VIEW_BYTES * block.txs.length;
-    if (size <= BLOCK_CACHE_BYTES) this.decodedBlocks.set(height, frozen(block), { size });
+    if (size <= this.decodedBlocks.maxSize) this.decodedBlocks.set(height, frozen(block), { size });
     return block;
   }
 

@@ -274,6 +274,10 @@ t.test('decoded blocks are remembered frozen, within their budget, and forgotten
   t.equal(store.receipt(txHash(block.txs[1]!))!.blockHash, block.hash, 'and a receipt reads it from there');
   t.ok(Object.isFrozen(block) && Object.isFrozen(block.header) && Object.isFrozen(block.txs), 'a shared block cannot be changed by one of its readers');
   t.ok(store.decodedBlockBytes() > 0 && store.decodedBlockBytes() <= store.decodedBlockCapacity(), `counted: ${store.decodedBlockBytes()} bytes`);
+  t.equal(store.decodedBlockCapacity(), 8 * 1024 * 1024, 'the owner remembers up to 8 MiB');
+  const borrowed = BlockStore.attach(store.share());
+  t.equal(borrowed.decodedBlockCapacity(), 2 * 1024 * 1024, 'a store another thread borrowed, up to 2 MiB');
+  t.same(borrowed.blockByHeight(5)!.hash, block.hash, 'and reads the same block');
   await store.truncateAbove(4);
   t.equal(store.decodedBlockBytes(), 0, 'a rollback forgets them all');
   t.equal(store.blockByHeight(5), undefined, 'the truncated block is gone');
