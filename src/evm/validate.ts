@@ -233,28 +233,14 @@ function transferFields(raw: Uint8Array, common: Common): TransferFields | undef
   return chainId === null ? undefined : decodeTransfer(raw, chainId);
 }
 
-/** The sender of a transfer's signature recovered on this thread; undefined when none recovers. */
-function transferSender(raw: Uint8Array, fields: TransferFields): Address | undefined {
-  const recovering = performance.now();
-  try {
-    const publicKey = ecdsaRecover(signature(raw, fields), fields.recoveryId, keccak256(signingMessage(raw, fields)));
-    return new Address(keccak256(publicKey.subarray(1)).subarray(12));
-  } catch {
-    return undefined;
-  } finally {
-    recoveryClock.seconds += (performance.now() - recovering) / 1000;
-  }
-}
-
 /**
- * The sender of `tx` recovered on this thread from its signing hash taken from `raw`; undefined
- * when the signature is not one the batch path takes either (high s, an odd v, no key
- * recovered), for @ethereumjs to recover or refuse with its own words.
+ * The address whose key signed the item `itemOf` makes, recovered on this thread (making the
+ * item counts as recovery time); undefined when there is no item or no key recovers.
  */
-function itemSender(tx: TypedTransaction, raw: Uint8Array): Address | undefined {
+function senderHereOf(itemOf: () => RecoveryItem | undefined): Address | undefined {
   const recovering = performance.now();
   try {
-    const item = recoveryItemOf(tx, raw);
+    const item = itemOf();
     if (item === undefined) return undefined;
     const publicKey = ecdsaRecover(item.signature, item.recoveryId, item.hash);
     return new Address(keccak256(publicKey.subarray(1)).subarray(12));
@@ -263,6 +249,20 @@ function itemSender(tx: TypedTransaction, raw: Uint8Array): Address | undefined 
   } finally {
     recoveryClock.seconds += (performance.now() - recovering) / 1000;
   }
+}
+
+/** The sender of a transfer's signature recovered on this thread; undefined when none recovers. */
+function transferSender(raw: Uint8Array, fields: TransferFields): Address | undefined {
+  return senderHereOf(() => ({ signature: signature(raw, fields), recoveryId: fields.recoveryId, hash: keccak256(signingMessage(raw, fields)) }));
+}
+
+/**
+ * The sender of `tx` recovered on this thread from its signing hash taken from `raw`; undefined
+ * when the signature is not one the batch path takes either (high s, an odd v, no key
+ * recovered), for @ethereumjs to recover or refuse with its own words.
+ */
+function itemSender(tx: TypedTransaction, raw: Uint8Array): Address | undefined {
+  return senderHereOf(() => recoveryItemOf(tx, raw));
 }
 
 /** Decodes `raw`, checks its chain id, type and fee fields and recovers the sender. */
