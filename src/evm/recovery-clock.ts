@@ -7,3 +7,13 @@ export const recoveryClock = {
   /** Seconds spent in sender recovery so far. */
   seconds: 0,
 };
+
+/** Runs `recover` and adds the time it took, thrown or not, to recoveryClock. */
+export function timeRecovery<T>(recover: () => T): T {
+  const started = performance.now();
+  try {
+    return recover();
+  } finally {
+    recoveryClock.seconds += (performance.now() - started) / 1000;
+  }
+}

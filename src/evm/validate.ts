@@ -25,7 +25,7 @@ import {
 } from './errors.js';
 import { ecdsaRecover } from './crypto.js';
 import { decodeUint } from './keys.js';
-import { recoveryClock } from './recovery-clock.js';
+import { timeRecovery } from './recovery-clock.js';
 import { keccak256, keccak256Memo, rememberKeccak256 } from '../util/keccak.js';
 
 /** A decoded, signature-checked transaction. */
@@ -116,14 +116,13 @@ function parseTx(raw: Uint8Array, common: Common): TypedTransaction {
 
 /** The sender recovered on this thread, with @ethereumjs's checks and error texts. */
 function senderHere(tx: TypedTransaction): Address {
-  const recovering = performance.now();
-  try {
-    return tx.getSenderAddress();
-  } catch (error) {
-    throw new InvalidSignatureError(message(error));
-  } finally {
-    recoveryClock.seconds += (performance.now() - recovering) / 1000;
-  }
+  return timeRecovery(() => {
+    try {
+      return tx.getSenderAddress();
+    } catch (error) {
+      throw new InvalidSignatureError(message(error));
+    }
+  });
 }
 
 /** Tells `tx` (decoded from `raw`) its sender and hash, then freezes it. */
@@ -238,17 +237,16 @@ function transferFields(raw: Uint8Array, common: Common): TransferFields | undef
  * item counts as recovery time); undefined when there is no item or no key recovers.
  */
 function senderHereOf(itemOf: () => RecoveryItem | undefined): Address | undefined {
-  const recovering = performance.now();
-  try {
-    const item = itemOf();
-    if (item === undefined) return undefined;
-    const publicKey = ecdsaRecover(item.signature, item.recoveryId, item.hash);
-    return new Address(keccak256(publicKey.subarray(1)).subarray(12));
-  } catch {
-    return undefined;
-  } finally {
-    recoveryClock.seconds += (performance.now() - recovering) / 1000;
-  }
+  return timeRecovery(() => {
+    try {
+      const item = itemOf();
+      if (item === undefined) return undefined;
+      const publicKey = ecdsaRecover(item.signature, item.recoveryId, item.hash);
+      return new Address(keccak256(publicKey.subarray(1)).subarray(12));
+    } catch {
+      return undefined;
+    }
+  });
 }
 
 /** The sender of a transfer's signature recovered on this thread; undefined when none recovers. */
