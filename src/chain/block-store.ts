@@ -146,16 +146,18 @@ const HASHES_KEPT = 256;
 /**
  * Decoded blocks the store remembers, in estimated bytes: a block's receipts, transactions and
  * traces are asked for one after another (an indexer walks a block's receipts one by one), and
- * each lookup would otherwise read and decode the whole block. A block larger than this is
- * decoded every time.
+ * each lookup would otherwise read and decode the whole block. A full 30M-gas block of
+ * transfers (1,428) is estimated at about 350 KB, so this holds five of them; what a larger
+ * budget held was older blocks that readers had left (bench:soak: 8 MiB filled within 10
+ * minutes and added to the main heap's growth). A block larger than this is decoded every time.
  */
-const BLOCK_CACHE_BYTES = 8 * 1024 * 1024;
+const BLOCK_CACHE_BYTES = 2 * 1024 * 1024;
 /**
- * The same for a store another thread borrowed (an execution worker's): a trace worker reads a
- * few blocks at a time, one after another, and every worker thread would otherwise hold its own
- * BLOCK_CACHE_BYTES.
+ * The same for a store another thread borrowed (an execution worker's): a trace worker reads
+ * one block at a time (a replay, or a block's transactions traced one after another), and
+ * every worker thread would otherwise hold its own BLOCK_CACHE_BYTES.
  */
-const ATTACHED_BLOCK_CACHE_BYTES = 2 * 1024 * 1024;
+const ATTACHED_BLOCK_CACHE_BYTES = 1024 * 1024;
 /** What a cached block costs besides its record: the decoded header and one byte view per tx. */
 const BLOCK_OVERHEAD_BYTES = 2048;
 const TX_VIEW_BYTES = 128;

@@ -274,9 +274,9 @@ t.test('decoded blocks are remembered frozen, within their budget, and forgotten
   t.equal(store.receipt(txHash(block.txs[1]!))!.blockHash, block.hash, 'and a receipt reads it from there');
   t.ok(Object.isFrozen(block) && Object.isFrozen(block.header) && Object.isFrozen(block.txs), 'a shared block cannot be changed by one of its readers');
   t.ok(store.decodedBlockBytes() > 0 && store.decodedBlockBytes() <= store.decodedBlockCapacity(), `counted: ${store.decodedBlockBytes()} bytes`);
-  t.equal(store.decodedBlockCapacity(), 8 * 1024 * 1024, 'the owner remembers up to 8 MiB');
+  t.equal(store.decodedBlockCapacity(), 2 * 1024 * 1024, 'the owner remembers up to 2 MiB');
   const borrowed = BlockStore.attach(store.share());
-  t.equal(borrowed.decodedBlockCapacity(), 2 * 1024 * 1024, 'a store another thread borrowed, up to 2 MiB');
+  t.equal(borrowed.decodedBlockCapacity(), 1024 * 1024, 'a store another thread borrowed, up to 1 MiB');
   t.same(borrowed.blockByHeight(5)!.hash, block.hash, 'and reads the same block');
   await store.truncateAbove(4);
   t.equal(store.decodedBlockBytes(), 0, 'a rollback forgets them all');
@@ -289,11 +289,11 @@ t.test('decoded blocks are remembered frozen, within their budget, and forgotten
 
 t.test('a decoded block larger than the budget is read every time, not remembered', async (t) => {
   const store = await BlockStore.open(t.testdir());
-  const txs = Array.from({ length: 9 }, () => Buffer.alloc(1024 * 1024, 7)); // 9 MiB, past the 8 MiB budget
+  const txs = Array.from({ length: 3 }, () => Buffer.alloc(1024 * 1024, 7)); // 3 MiB, past the 2 MiB budget
   const block = signedBlock(1, ZERO, txs);
   await store.saveBlock(block, txs.map(() => receipt([])), [{ validatorAddress: PROPOSER, timestampMs: block.header.timeMs, signature: block.signature }]);
   const first = store.blockByHeight(1)!;
-  t.equal(first.txs.length, 9);
+  t.equal(first.txs.length, 3);
   t.not(store.blockByHeight(1), first, 'decoded again');
   t.equal(store.decodedBlockBytes(), 0);
   await store.close();

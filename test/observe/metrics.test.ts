@@ -84,16 +84,16 @@ t.test('/metrics of a running node', async (t) => {
   t.equal(value(first, 'strata_storage_memory_capacity_bytes', { kind: 'memtables' }), 64 * 1024 * 1024, 'write-buffer-size-mb = 64');
   t.ok(value(first, 'strata_storage_memory_bytes', { kind: 'memtables' }) > 0, 'the stores\' memtables are counted in the budget');
   t.ok(value(first, 'strata_storage_memory_bytes', { kind: 'block_cache' }) >= 0, 'the block cache is reported');
-  t.equal(value(first, 'strata_cache_capacity_bytes', { cache: 'call_results' }), 8 * 1024 * 1024, 'the eth_call result cache holds at most 8 MiB');
+  t.equal(value(first, 'strata_cache_capacity_bytes', { cache: 'call_results' }), 2 * 1024 * 1024, 'the eth_call result cache holds at most 2 MiB');
   t.equal(value(first, 'strata_cache_capacity_bytes', { cache: 'logs' }), 32 * 1024 * 1024, 'the log cache holds at most 32 MiB');
   t.ok(value(first, 'strata_log_cache_bytes') >= 0, 'the log cache is reported');
-  t.equal(value(first, 'strata_cache_capacity_bytes', { cache: 'decoded_blocks' }), 8 * 1024 * 1024, 'the decoded-block cache holds at most 8 MiB');
+  t.equal(value(first, 'strata_cache_capacity_bytes', { cache: 'decoded_blocks' }), 2 * 1024 * 1024, 'the decoded-block cache holds at most 2 MiB');
   t.ok(value(first, 'strata_decoded_block_cache_bytes') >= 0, 'the decoded-block cache is reported');
   // bench:soak reads the same gauges to tell caches filling their budgets from other growth.
   const { caches } = await scrapeMemoryReading(port, 0);
   t.same(
     [caches.blockCacheCapacity, caches.memtablesCapacity, caches.callResultsCapacity, caches.logsCapacity, caches.decodedBlocksCapacity],
-    [128, 64, 8, 32, 8],
+    [128, 64, 2, 32, 2],
     'the soak reads each bounded cache\'s budget, MiB',
   );
   t.ok(caches.memtables > 0 && caches.memtables < 64, `and what the memtables hold: ${caches.memtables.toFixed(2)} MiB`);
