@@ -44,7 +44,7 @@ import { submitAndMine } from '../trace/submit.js';
 import { quantile } from '../trace/phase.js';
 import { watchBlocks, type BlockWatcher } from './blocks.js';
 import { HOSTILE_KINDS } from './hostile.js';
-import { partsGrowth, scrapeMemoryReading, type BoundedCaches, type MemoryReading } from './memory-parts.js';
+import { partsGrowth, scrapeMemoryReading, type BoundedCaches, type MemoryReading, type WorkerHeaps } from './memory-parts.js';
 import { DEFAULT_MIX, NORMAL_KINDS, runLoad, type Kind, type LoadLog, type SoakError, type SoakSender } from './workload.js';
 
 const EVM_CHAIN_ID = 713715;
@@ -137,12 +137,9 @@ function cachesLine(warm: BoundedCaches, end: BoundedCaches): string {
   ].join(' · ')}`;
 }
 
-/** Each pool's worker heaps' growth, reserved (`total`) and allocated (`used`), MiB. */
-function workerHeapsGrowth(
-  before: Record<string, { used: number; total: number }>,
-  after: Record<string, { used: number; total: number }>,
-): Record<string, { used: number; total: number }> {
-  return Object.fromEntries(Object.entries(after).map(([pool, heaps]) => [pool, partsGrowth(before[pool] ?? { used: 0, total: 0 }, heaps)]));
+/** Each pool's worker heaps' growth, reserved (`total`, of it `young`) and allocated (`used`), MiB. */
+function workerHeapsGrowth(before: Record<string, WorkerHeaps>, after: Record<string, WorkerHeaps>): Record<string, WorkerHeaps> {
+  return Object.fromEntries(Object.entries(after).map(([pool, heaps]) => [pool, partsGrowth(before[pool] ?? { used: 0, total: 0, young: 0 }, heaps)]));
 }
 
 /** A growth figure with its sign. */
@@ -430,7 +427,7 @@ async function main(): Promise<void> {
         : []),
       ...(readingWarm && readingEnd ? [cachesLine(readingWarm.caches, readingEnd.caches)] : []),
       ...(workerHeapsGrew
-        ? [`v8Workers growth by pool, MiB (of it allocated to objects): ${Object.entries(workerHeapsGrew).map(([pool, g]) => `${pool} ${signed(g.total)} (${signed(g.used)})`).join(' · ')}`]
+        ? [`v8Workers growth by pool, MiB (of it allocated to objects; young generations): ${Object.entries(workerHeapsGrew).map(([pool, g]) => `${pool} ${signed(g.total)} (${signed(g.used)}; young ${signed(g.young)})`).join(' · ')}`]
         : []),
       ...(workersWarm && workersEnd
         ? [`execution workers by pool: ${Object.keys(workersEnd).map((pool) => `${pool} ${workersWarm[pool] ?? 0} after warm-up → ${workersEnd[pool]} at the end`).join(' · ')}`]

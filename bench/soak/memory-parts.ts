@@ -49,6 +49,13 @@ export interface BoundedCaches {
   decodedBlocksCapacity: number;
 }
 
+/** One pool's worker heaps, MiB: allocated to objects, reserved, and of that the young generations. */
+export interface WorkerHeaps {
+  used: number;
+  total: number;
+  young: number;
+}
+
 /** One scrape of the node's memory: its parts, and the execution workers each pool runs. */
 export interface MemoryReading {
   parts: MemoryParts;
@@ -60,7 +67,7 @@ export interface MemoryReading {
   /** Worker threads by pool: a pool grows past its base while long tasks hold every worker, each added one with its own V8 heap. */
   workersByPool: Record<string, number>;
   /** Each pool's worker heaps summed, MiB: `total` reserved by V8, `used` allocated to objects (live or not yet collected). */
-  workerHeapsByPool: Record<string, { used: number; total: number }>;
+  workerHeapsByPool: Record<string, WorkerHeaps>;
 }
 
 /** The node's memory now: `/metrics` on `port`, with `rssMiB` read at the same moment. */
@@ -92,14 +99,14 @@ export async function scrapeMemoryReading(port: number, rssMiB: number): Promise
     decodedBlocksCapacity: mib(sum(samples, 'strata_cache_capacity_bytes', { cache: 'decoded_blocks' })),
   };
   const workersByPool: Record<string, number> = {};
-  const workerHeapsByPool: Record<string, { used: number; total: number }> = {};
+  const workerHeapsByPool: Record<string, WorkerHeaps> = {};
   const v8MainBySpace: Record<string, number> = {};
   const v8MainUsedBySpace: Record<string, number> = {};
   for (const sample of samples) {
     if (sample.name === 'strata_execution_workers') workersByPool[sample.labels['pool'] ?? ''] = sample.value;
     const kind = sample.labels['kind'];
-    if (sample.name === 'strata_execution_worker_heap_bytes' && (kind === 'used' || kind === 'total')) {
-      const heaps = (workerHeapsByPool[sample.labels['pool'] ?? ''] ??= { used: 0, total: 0 });
+    if (sample.name === 'strata_execution_worker_heap_bytes' && (kind === 'used' || kind === 'total' || kind === 'young')) {
+      const heaps = (workerHeapsByPool[sample.labels['pool'] ?? ''] ??= { used: 0, total: 0, young: 0 });
       heaps[kind] = mib(sample.value);
     }
     if (sample.name === 'nodejs_heap_space_size_total_bytes') v8MainBySpace[sample.labels['space'] ?? ''] = mib(sample.value);

@@ -63,7 +63,7 @@ interface PoolState {
   readonly started: number;
   readonly nurseryLimitBytes: number;
   readonly replayedTransactions: number;
-  readonly heap: { readonly usedBytes: number; readonly totalBytes: number; readonly externalBytes: number };
+  readonly heap: { readonly usedBytes: number; readonly totalBytes: number; readonly youngBytes: number; readonly externalBytes: number };
   readonly cpu: ThreadCpu;
 }
 
@@ -115,13 +115,14 @@ export class NodeMetrics {
     );
     new Gauge({
       name: 'strata_execution_worker_heap_bytes',
-      help: "V8 heap of a pool's workers, summed: used, total (reserved by the heaps), external (ArrayBuffers and native memory their objects own).",
+      help: "V8 heap of a pool's workers, summed: used, total (reserved by the heaps), young (of total, reserved by the young generations), external (ArrayBuffers and native memory their objects own).",
       labelNames: ['pool', 'kind'],
       registers,
       collect() {
         for (const [pool, { heap }] of Object.entries(sources.pools)) {
           this.set({ pool, kind: 'used' }, heap.usedBytes);
           this.set({ pool, kind: 'total' }, heap.totalBytes);
+          this.set({ pool, kind: 'young' }, heap.youngBytes);
           this.set({ pool, kind: 'external' }, heap.externalBytes);
         }
       },

@@ -144,14 +144,16 @@ t.test('/metrics of a running node', async (t) => {
     return ['calls', 'traces'].every((pool) => value(heaps, 'strata_execution_worker_heap_bytes', { pool, kind: 'total' }) > 0);
   });
   for (const pool of ['calls', 'traces']) {
-    const [used, total] = ['used', 'total'].map((kind) => value(heaps, 'strata_execution_worker_heap_bytes', { pool, kind }));
+    const [used, total, young] = ['used', 'total', 'young'].map((kind) => value(heaps, 'strata_execution_worker_heap_bytes', { pool, kind }));
     t.ok(used! > 1024 * 1024 && used! <= total!, `${pool} workers' heaps: ${(used! / 2 ** 20).toFixed(1)} of ${(total! / 2 ** 20).toFixed(1)} MiB used`);
+    t.ok(young! > 0 && young! < total!, `${pool} workers' young generations: ${(young! / 2 ** 20).toFixed(1)} MiB of it`);
     t.ok(value(heaps, 'strata_execution_worker_heap_bytes', { pool, kind: 'external' }) >= 0, `${pool} workers' external memory reported`);
   }
   const { workerHeapsByPool } = await scrapeMemoryReading(port, 0);
   for (const pool of ['calls', 'traces']) {
     const heap = workerHeapsByPool[pool];
     t.ok(heap !== undefined && heap.used > 1 && heap.used <= heap.total, `the soak reads the ${pool} pool's heaps: ${heap?.used.toFixed(1)} of ${heap?.total.toFixed(1)} MiB used`);
+    t.ok(heap !== undefined && heap.young > 0 && heap.young < heap.total, `and their young generations: ${heap?.young.toFixed(1)} MiB`);
   }
   t.equal(await run.stop(), 0);
 });

@@ -193,11 +193,12 @@ export class WorkerPool {
 
   /** The V8 heaps of the running workers, summed from their last reports. */
   get heap(): WorkerHeap {
-    const sum = { usedBytes: 0, totalBytes: 0, externalBytes: 0 };
+    const sum = { usedBytes: 0, totalBytes: 0, youngBytes: 0, externalBytes: 0 };
     for (const { heap } of this.#slots) {
       if (heap === undefined) continue;
       sum.usedBytes += heap.usedBytes;
       sum.totalBytes += heap.totalBytes;
+      sum.youngBytes += heap.youngBytes;
       sum.externalBytes += heap.externalBytes;
     }
     return sum;

@@ -130,6 +130,8 @@ export interface WorkerHeap {
   readonly usedBytes: number;
   /** Reserved by the heap (what it occupies in the process). */
   readonly totalBytes: number;
+  /** Of totalBytes, reserved by the young generation (new space and its large objects), which V8 grows under allocation. */
+  readonly youngBytes: number;
   /** Outside the heap but owned by its objects (ArrayBuffers, native handles). */
   readonly externalBytes: number;
 }

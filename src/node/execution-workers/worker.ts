@@ -7,7 +7,7 @@
  * deadlines here.
  */
 import { setPriority } from 'node:os';
-import { getHeapStatistics } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 
 import { ReplicaApp } from '../../app/index.js';
@@ -127,10 +127,17 @@ async function execute(task: Task): Promise<unknown> {
   }
 }
 
+const YOUNG_SPACES = new Set(['new_space', 'new_large_object_space']);
+
 /** Posts this worker's heap figures to the node. */
 function reportHeap(): void {
   const stats = getHeapStatistics();
-  const report: HeapReport = { heap: { usedBytes: stats.used_heap_size, totalBytes: stats.total_heap_size, externalBytes: stats.external_memory }, threadId };
+  let youngBytes = 0;
+  for (const space of getHeapSpaceStatistics()) if (YOUNG_SPACES.has(space.space_name)) youngBytes += space.space_size;
+  const report: HeapReport = {
+    heap: { usedBytes: stats.used_heap_size, totalBytes: stats.total_heap_size, youngBytes, externalBytes: stats.external_memory },
+    threadId,
+  };
   port!.postMessage(report);
 }
 setInterval(reportHeap, HEAP_REPORT_MS).unref();
