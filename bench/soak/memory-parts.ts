@@ -66,7 +66,7 @@ export interface MemoryReading {
   v8MainUsedBySpace: Record<string, number>;
   /** Worker threads by pool: a pool grows past its base while long tasks hold every worker, each added one with its own V8 heap. */
   workersByPool: Record<string, number>;
-  /** Each pool's worker heaps summed, MiB: `total` reserved by V8, `used` allocated to objects (live or not yet collected). */
+  /** Each pool's worker heaps summed, MiB: `total` reserved by V8 (`young`: of it, the young generations), `used` allocated to objects (live or not yet collected). */
   workerHeapsByPool: Record<string, WorkerHeaps>;
 }
 

@@ -132,10 +132,10 @@ export type TxValidation = { ok: true; tx: AdmittedTx } | { ok: false; error: Tx
 
 const DEFAULT_GAS_CAP = 50_000_000;
 /**
- * Call outcomes remembered, in estimated bytes: about 2,600 `balanceOf`-sized entries, about
- * as many distinct calls as the node executes in a one-second block interval, and a popular
- * read is worth remembering within its block. A larger budget held outcomes at heights readers had left
- * (bench:soak: 8 MiB filled within 10 minutes and added to the main heap's growth).
+ * Call outcomes remembered, in estimated bytes: about 2,600 `balanceOf`-sized entries, about as
+ * many distinct calls as the node executes in a one-second block interval, and a popular read
+ * is worth remembering within its block. A larger budget held outcomes at heights readers had
+ * left (bench:soak: 8 MiB filled within 10 minutes and added to the main heap's growth).
  */
 const DEFAULT_CALL_CACHE_BYTES = 2 * 1024 * 1024;
 
