@@ -6,6 +6,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { MallocUsage, MemoryBudgetUsage } from '../store/index.js';
 import { CompactHistogram, type HistogramSeries } from './compact-histogram.js';
+import type { WorkerHeap } from './execution-workers/index.js';
 import { StoreSizes } from './metrics-store-sizes.js';
 import { NO_THREAD_CPU, currentThreadId, threadCpu, type ThreadCpu } from './thread-cpu.js';
 
@@ -63,7 +64,7 @@ interface PoolState {
   readonly started: number;
   readonly nurseryLimitBytes: number;
   readonly replayedTransactions: number;
-  readonly heap: { readonly usedBytes: number; readonly totalBytes: number; readonly youngBytes: number; readonly externalBytes: number };
+  readonly heap: WorkerHeap;
   readonly cpu: ThreadCpu;
 }
 

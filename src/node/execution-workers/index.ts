@@ -2,4 +2,4 @@
 export { WorkerPool, type WorkerPoolOptions, type Deadline } from './pool.js';
 export { WorkerCallExecutor } from './call-executor.js';
 export { WorkerDebugBackend } from './debug-backend.js';
-export type { WorkerSetup } from './protocol.js';
+export type { WorkerHeap, WorkerSetup } from './protocol.js';
